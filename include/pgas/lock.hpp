@@ -1,0 +1,78 @@
+// pgas/lock.hpp — locks shared by all threads (UPC 1.3 §7.2.4, upc_lock_t).
+//
+// `pgas::lock_t` is a handle (one pointer) to a lock that lives in the job's shared state;
+// copies of a handle name the same lock, so a handle can be stored in shared data and passed
+// between threads. The type is called lock_t, like UPC's upc_lock_t, because a C++ class
+// cannot have a member function named after itself and a lock must offer lock() to work with
+// std::lock_guard, std::unique_lock and std::scoped_lock (it meets the Lockable requirements).
+//
+//   pgas::lock_t l = pgas::all_lock_alloc();   // collective: every thread gets the same lock
+//   { std::lock_guard g(l); ++shared_counter; }
+//   pgas::all_lock_free(l);                    // collective
+//
+// Checks (always on; the job ends with status 1 naming thread, file and line): locking a lock
+// the caller already holds (it would deadlock), unlocking a lock the caller does not hold,
+// using a null or freed handle, and freeing a held lock.
+//
+// Waiting for a held lock spins briefly, then yields, then sleeps on a futex (as barriers do),
+// so oversubscribed jobs progress.
+//
+// Memory ordering: lock() and a successful try_lock() are acquire operations and unlock() is
+// a release operation, so everything a thread did while holding the lock happens-before
+// everything the next holder does after taking it. UPC additionally says upc_lock and
+// upc_unlock imply a strict access, i.e. a full fence: both are sequentially consistent here.
+#pragma once
+
+#include <source_location>
+
+namespace pgas {
+
+namespace detail {
+struct lock_state;
+}
+
+/// A handle to a shared lock. Default-constructed handles are null.
+class lock_t {
+ public:
+  lock_t() noexcept = default;
+
+  /// Blocks until this thread holds the lock (UPC `upc_lock`).
+  void lock(std::source_location where = std::source_location::current());
+  /// Takes the lock if it is free and returns true, else returns false at once
+  /// (UPC `upc_lock_attempt`).
+  bool try_lock(std::source_location where = std::source_location::current());
+  /// Releases the lock, which this thread must hold (UPC `upc_unlock`).
+  void unlock(std::source_location where = std::source_location::current());
+
+  /// The thread that holds the lock now, or -1. A snapshot, for diagnostics.
+  int holder() const noexcept;
+
+  explicit operator bool() const noexcept { return state_ != nullptr; }
+  friend bool operator==(const lock_t&, const lock_t&) = default;
+
+ private:
+  friend lock_t all_lock_alloc(std::source_location);
+  friend lock_t global_lock_alloc(std::source_location);
+  friend void lock_free(lock_t, std::source_location);
+  friend void all_lock_free(lock_t, std::source_location);
+  explicit lock_t(detail::lock_state* s) noexcept : state_(s) {}
+  detail::lock_state* state_ = nullptr;
+};
+
+/// Collective (UPC `upc_all_lock_alloc`): every thread calls it and every thread gets a handle
+/// to the same new, unlocked lock. Throws std::bad_alloc when memory is exhausted.
+lock_t all_lock_alloc(std::source_location where = std::source_location::current());
+
+/// Not collective (UPC `upc_global_lock_alloc`): the calling thread gets a new, unlocked lock
+/// that it can share with the others (through shared data). Thread-safe.
+lock_t global_lock_alloc(std::source_location where = std::source_location::current());
+
+/// Not collective (UPC `upc_lock_free`): frees a lock no thread holds or waits for. The handle
+/// and its copies become invalid.
+void lock_free(lock_t l, std::source_location where = std::source_location::current());
+
+/// Collective (UPC `upc_all_lock_free`): every thread passes the same handle; it is freed once
+/// all have called.
+void all_lock_free(lock_t l, std::source_location where = std::source_location::current());
+
+}  // namespace pgas

@@ -1,0 +1,118 @@
+// pgas/runtime.hpp — starting a job of UPC threads, and who am I within it.
+//
+// A pgas job is THREADS pinned pthreads in one process, each running the same body (SPMD).
+// The thread that calls pgas::run() becomes thread 0; the others are created by it.
+//
+// Error model (the whole API follows it):
+//   * Misuse that the runtime can see — a mismatched barrier or collective, wait() without
+//     notify(), unlocking a lock the caller does not hold, a bad PGAS_* variable — is caught by
+//     an always-on check. The job ends with exit status 1 and one message on stderr that names
+//     the thread, the source file and line, and what was wrong.
+//   * Recoverable failures (for instance running out of shared memory) throw a documented
+//     exception type derived from a standard one; the job goes on if the program catches it.
+//   * An uncaught exception, a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) or
+//     pgas::exit() in any thread ends the whole job promptly with a message naming the thread.
+//     A fatal signal is re-raised after the message, so the job dies of that signal.
+//   * A thread that returns from its body while others wait at a barrier it will never reach
+//     ends the job (status 1) with a report of where each waiting thread is.
+#pragma once
+
+#include <concepts>
+#include <functional>
+#include <optional>
+#include <string>
+#include <type_traits>
+
+#include <pgas/topology.hpp>
+
+namespace pgas {
+
+/// What a job is started with. Every field left empty takes its value from the environment
+/// (the PGAS_* variables that `pgasrun` sets; `pgasrun --help-env` lists them), and failing
+/// that, the documented default. Tests and embedders fill fields to start a job without
+/// touching the environment.
+struct run_options {
+  /// THREADS; PGAS_THREADS; default 1. Must be in 1..config::max_threads.
+  std::optional<int> threads;
+  /// What each thread is bound to; PGAS_BIND_TO; default bind_policy::core.
+  std::optional<bind_policy> bind_to;
+  /// How threads are dealt over the machine; PGAS_MAP_BY; default map_policy::core.
+  std::optional<map_policy> map_by;
+  /// Print the thread → PU → core → L3 → NUMA → package table on stderr at start-up;
+  /// PGAS_REPORT_BINDINGS; default false.
+  std::optional<bool> report_bindings;
+  /// Plan placement on a described machine ("synthetic:DESC" or an hwloc XML file) instead of
+  /// this one; the plan is then only reported, never applied. PGAS_TOPOLOGY; default empty.
+  std::optional<std::string> topology;
+
+  /// Fills every empty field from the environment and defaults. Throws std::invalid_argument
+  /// naming the variable and the accepted values when one is malformed.
+  [[nodiscard]] run_options resolved() const;
+};
+
+/// The body every thread runs: `int(int argc, char** argv)`. Its return values become the
+/// job's exit status: 0 when every thread returns 0, else the first non-zero value in thread
+/// order.
+using body_function = std::function<int(int, char**)>;
+
+/// Runs `body(argc, argv)` in THREADS threads and returns the job's exit status.
+///
+/// Collective: call it once, from one thread (usually main), which becomes thread 0. THREADS
+/// and placement come from the PGAS_* environment (set by `pgasrun`); a program started
+/// without `pgasrun` runs with the defaults (one thread). Each thread is bound with hwloc
+/// before its body starts. With more threads than processing units a warning is printed once
+/// and the job still runs correctly (waits then yield the processor instead of spinning).
+///
+/// Errors: a malformed PGAS_* variable, or a call while a job is running, prints one message
+/// naming what was wrong and exits with status 2. Faults in the body end the job as described
+/// in the error model above.
+int run(int argc, char** argv, body_function body);
+
+/// As above, with explicit options (empty fields still come from the environment).
+int run(const run_options& options, int argc, char** argv, body_function body);
+
+/// Convenience forms for bodies that take no arguments and/or return nothing (treated as 0).
+template <class F>
+requires(!std::is_convertible_v<F, body_function> &&
+         std::invocable<F>) int run(int argc, char** argv, F&& body) {
+  return run(argc, argv, body_function([b = std::forward<F>(body)](int, char**) mutable {
+               if constexpr (std::is_void_v<std::invoke_result_t<F>>) {
+                 b();
+                 return 0;
+               } else {
+                 return static_cast<int>(b());
+               }
+             }));
+}
+
+namespace detail {
+// Initial-exec TLS: one instruction to read, and safe to read from a signal handler.
+extern thread_local int tls_mythread __attribute__((tls_model("initial-exec")));
+extern int job_threads;
+}  // namespace detail
+
+/// This thread's number, 0..threads()-1 (UPC `MYTHREAD`). Outside a job: 0.
+/// Thread-safe; a single thread-local load.
+inline int mythread() noexcept {
+  return detail::tls_mythread;
+}
+
+/// The number of threads in the job (UPC `THREADS`). Outside a job: 1.
+inline int threads() noexcept {
+  return detail::job_threads;
+}
+
+/// True while a job started by pgas::run() is running (in any of its threads).
+bool in_job() noexcept;
+
+/// Ends the whole job with `status` (UPC `upc_global_exit`): flushes stdio and terminates
+/// every thread at once, without running destructors or atexit handlers. Callable from any
+/// thread; the first caller's status wins.
+[[noreturn]] void exit(int status) noexcept;
+
+/// The machine and placement the running job was started with (thread t's entry is
+/// placement()[t]). Only meaningful inside a job.
+const machine& job_machine() noexcept;
+const std::vector<thread_place>& job_placement() noexcept;
+
+}  // namespace pgas

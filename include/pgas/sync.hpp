@@ -1,0 +1,54 @@
+// pgas/sync.hpp — barriers, split-phase barriers and fences (UPC 1.3 §6.6).
+//
+// All barrier forms are collective: every thread of the job must make the same sequence of
+// barrier calls. The runtime checks this on every barrier:
+//   * named barriers (`barrier(id)`, `notify(id)`) must agree on `id` among the threads that
+//     pass one; a thread that passes none matches any id (UPC `upc_barrier` without expr);
+//   * a barrier must not meet a different collective operation on another thread (for
+//     instance pgas::all_lock_alloc), which would otherwise pair up silently;
+//   * notify() must be followed by wait() before the next notify(), and wait() must follow a
+//     notify().
+// A violation ends the job with status 1 and a message naming each thread, the value it
+// passed and the file:line of its call. A thread that returns from its body while others wait
+// at a barrier also ends the job, with where each waiting thread is.
+//
+// Waiting threads spin briefly with a pause instruction, then yield the processor, then sleep
+// on a futex, so that jobs with more threads than cores (oversubscribed) still progress. The
+// spin length adapts: it is short when the job is oversubscribed (PGAS_SPIN overrides it).
+//
+// Memory ordering: a barrier is a full fence among all threads. Every memory operation a
+// thread issued before notify() (or barrier()) happens-before every memory operation any
+// thread issues after the matching wait() (or barrier()) returns. notify() itself is a release
+// operation; wait() is an acquire operation. This is UPC's rule that barriers imply
+// upc_fence, and makes relaxed shared accesses before the barrier visible after it.
+#pragma once
+
+#include <source_location>
+
+namespace pgas {
+
+/// Blocks until every thread has called barrier() (UPC `upc_barrier`). Collective.
+void barrier(std::source_location where = std::source_location::current());
+
+/// Named barrier (UPC `upc_barrier expr`): as barrier(), and every thread that passes an id
+/// must pass the same one. Collective.
+void barrier(int id, std::source_location where = std::source_location::current());
+
+/// First half of a split-phase barrier (UPC `upc_notify`): announces arrival and returns at
+/// once. The thread may do local work, then must call wait(). Collective.
+void notify(std::source_location where = std::source_location::current());
+void notify(int id, std::source_location where = std::source_location::current());
+
+/// Second half (UPC `upc_wait`): returns once every thread has notified. If `id` is given it
+/// must equal the id this thread passed to notify(), if it passed one. Collective.
+void wait(std::source_location where = std::source_location::current());
+void wait(int id, std::source_location where = std::source_location::current());
+
+/// UPC `upc_fence`: orders this thread's memory operations — all loads and stores before it
+/// complete (are visible to every thread) before any after it. A sequentially consistent
+/// fence; not collective; no synchronisation with other threads by itself.
+///
+/// Memory ordering: std::atomic_thread_fence(std::memory_order_seq_cst).
+void fence() noexcept;
+
+}  // namespace pgas

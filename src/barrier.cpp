@@ -1,0 +1,279 @@
+// src/barrier.cpp — the job barrier (pgas::barrier, notify/wait) and the escalating wait.
+//
+// A centralised sense-reversing barrier: arrivals CAS one 64-bit word that holds the arrival
+// count and the phase's signature (operation kind + optional id); the last arriver resets the
+// word and bumps a 32-bit generation that waiters spin on. Putting the signature in the count
+// word makes the agreement check (UPC named-barrier matching, and "a barrier met a different
+// collective") free: the same cache-line transfer that counts an arrival checks it. Waiters
+// escalate pause -> sched_yield -> futex so that oversubscribed jobs make progress.
+
+#include "barrier.hpp"
+
+#include <fmt/format.h>
+
+#include <climits>
+
+#include <pgas/sync.hpp>
+
+#include "faults.hpp"
+#include "job.hpp"
+#include "os.hpp"
+
+namespace pgas::detail {
+
+namespace {
+
+constexpr std::uint64_t count_mask = (1u << 20) - 1;
+constexpr int kind_shift = 20;
+constexpr std::uint64_t has_id_bit = 1u << 28;
+constexpr int id_shift = 32;
+
+struct signature {
+  std::uint32_t count;
+  std::uint8_t kind;
+  bool has_id;
+  std::int32_t id;
+};
+
+signature unpack(std::uint64_t w) noexcept {
+  return {static_cast<std::uint32_t>(w & count_mask),
+          static_cast<std::uint8_t>((w >> kind_shift) & 0xff), (w & has_id_bit) != 0,
+          static_cast<std::int32_t>(static_cast<std::uint32_t>(w >> id_shift))};
+}
+
+std::uint64_t pack(std::uint32_t count, std::uint8_t kind, bool has_id, std::int32_t id) noexcept {
+  return count | (std::uint64_t{kind} << kind_shift) | (has_id ? has_id_bit : 0) |
+         (std::uint64_t{static_cast<std::uint32_t>(id)} << id_shift);
+}
+
+// How long the yield stage lasts before a waiter sleeps on the futex.
+constexpr std::uint64_t yield_stage_ns = 2'000'000;
+// Sleepers wake this often to re-check for deadlock.
+constexpr std::uint64_t sleep_slice_ns = 50'000'000;
+
+std::string describe(const thread_record& r) {
+  const char* op = r.op.load(std::memory_order_relaxed);
+  std::string s = op != nullptr ? op : "?";
+  if (r.has_id.load(std::memory_order_relaxed)) {
+    const char* label = r.id_label.load(std::memory_order_relaxed);
+    if (label != nullptr && std::string_view(label) == "id") {
+      s += fmt::format("({})", r.id.load(std::memory_order_relaxed));
+    } else {
+      s += fmt::format(" [{} {}]", label != nullptr ? label : "value",
+                       r.id.load(std::memory_order_relaxed));
+    }
+  }
+  const char* file = r.file.load(std::memory_order_relaxed);
+  if (file != nullptr) s += fmt::format(" at {}:{}", file, r.line.load(std::memory_order_relaxed));
+  return s;
+}
+
+[[noreturn]] void report_mismatch(job& j, const barrier_op& mine, const signature& established) {
+  const bool both_barriers = mine.kind == op_kind::barrier &&
+                             established.kind == static_cast<std::uint8_t>(op_kind::barrier);
+  std::string msg =
+      both_barriers ? std::string("barrier mismatch: threads passed different barrier ids:\n")
+                    : std::string(
+                          "collective mismatch: threads reached different barriers or collective "
+                          "operations, or passed different values:\n");
+  for (int t = 0; t < j.threads; ++t) {
+    const thread_record& r = j.record(t);
+    if (t == mythread()) {
+      msg += fmt::format("  thread {}: {} <- disagrees\n", t, describe(r));
+    } else if (r.state.load(std::memory_order_acquire) == thread_state::waiting) {
+      msg += fmt::format("  thread {}: {}\n", t, describe(r));
+    } else if (r.state.load(std::memory_order_acquire) == thread_state::returned) {
+      msg += fmt::format("  thread {}: returned from its body\n", t);
+    } else {
+      msg += fmt::format("  thread {}: not arrived yet\n", t);
+    }
+  }
+  msg.pop_back();
+  fault_end_job(msg, 1);
+}
+
+[[noreturn]] void report_deadlock(job& j) {
+  std::string returned;
+  std::string waiting;
+  for (int t = 0; t < j.threads; ++t) {
+    const thread_record& r = j.record(t);
+    thread_state st = r.state.load(std::memory_order_acquire);
+    if (st == thread_state::returned) {
+      returned += fmt::format("{}{} (status {})", returned.empty() ? "" : ", ", t, r.status);
+    } else if (st == thread_state::waiting) {
+      waiting += fmt::format("\n  thread {} waits in {}", t, describe(r));
+    } else {
+      waiting += fmt::format("\n  thread {} is running (not at a barrier)", t);
+    }
+  }
+  fault_end_job(fmt::format("deadlock: thread{} {} returned from the body while other threads "
+                            "wait at a barrier it will never reach:{}",
+                            returned.find(',') != std::string::npos ? "s" : "", returned, waiting),
+                1);
+}
+
+void check_deadlock(job& j) {
+  if (j.returned.load(std::memory_order_seq_cst) > 0) report_deadlock(j);
+}
+
+}  // namespace
+
+void wait_while_equal(job& j, std::atomic<std::uint32_t>& word, std::uint32_t value,
+                      std::atomic<std::uint32_t>& sleepers, void (*check)(job&)) {
+  for (int i = 0; i < j.spin; ++i) {
+    if (word.load(std::memory_order_acquire) != value) return;
+    os_pause();
+  }
+  const std::uint64_t start = os_now_ns();
+  for (unsigned i = 1;; ++i) {
+    if (word.load(std::memory_order_acquire) != value) return;
+    os_yield();
+    if ((i & 15) == 0 && os_now_ns() - start > yield_stage_ns) break;
+  }
+  sleepers.fetch_add(1, std::memory_order_seq_cst);
+  while (word.load(std::memory_order_seq_cst) == value) {
+    os_futex_wait(&word, value, sleep_slice_ns);
+    if (check != nullptr && word.load(std::memory_order_acquire) == value) check(j);
+  }
+  sleepers.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void barrier_arrive(job& j, const barrier_op& op) {
+  thread_record& me = j.record(mythread());
+  me.op.store(op.name, std::memory_order_relaxed);
+  me.file.store(op.where.file_name(), std::memory_order_relaxed);
+  me.line.store(op.where.line(), std::memory_order_relaxed);
+  me.has_id.store(op.has_id, std::memory_order_relaxed);
+  me.id.store(op.id, std::memory_order_relaxed);
+  me.id_label.store(op.id_label, std::memory_order_relaxed);
+  me.state.store(thread_state::waiting, std::memory_order_release);
+
+  barrier_state& b = j.barrier;
+  // Read before arriving: the phase cannot complete until this thread has arrived.
+  me.wait_generation = b.generation.load(std::memory_order_acquire);
+  const auto kind = static_cast<std::uint8_t>(op.kind);
+  std::uint64_t w = b.arrivals.load(std::memory_order_relaxed);
+  std::uint64_t next;
+  do {
+    signature s = unpack(w);
+    if (s.count == 0) {
+      next = pack(1, kind, op.has_id, op.id);
+    } else {
+      if (s.kind != kind || (s.has_id && op.has_id && s.id != op.id)) report_mismatch(j, op, s);
+      next = pack(s.count + 1, s.kind, s.has_id || op.has_id, s.has_id ? s.id : op.id);
+    }
+  } while (!b.arrivals.compare_exchange_weak(w, next, std::memory_order_seq_cst,
+                                             std::memory_order_relaxed));
+
+  if (unpack(next).count == static_cast<std::uint32_t>(j.threads)) {
+    // Last arriver: nobody can arrive at the next phase before the generation moves, so the
+    // reset cannot race with a new arrival.
+    b.arrivals.store(0, std::memory_order_relaxed);
+    b.generation.store(me.wait_generation + 1, std::memory_order_seq_cst);
+    if (b.sleepers.load(std::memory_order_seq_cst) != 0) os_futex_wake(&b.generation, INT_MAX);
+    return;
+  }
+  // A thread that has returned will never arrive: pairs with barrier_thread_returned (both
+  // sides are sequentially consistent, so at least one of them sees the other).
+  check_deadlock(j);
+}
+
+void barrier_complete(job& j) {
+  thread_record& me = j.record(mythread());
+  barrier_state& b = j.barrier;
+  if (b.generation.load(std::memory_order_acquire) == me.wait_generation) {
+    wait_while_equal(j, b.generation, me.wait_generation, b.sleepers, check_deadlock);
+  }
+  me.state.store(thread_state::running, std::memory_order_relaxed);
+}
+
+void barrier_thread_returned(job& j, int thread) {
+  thread_record& me = j.record(thread);
+  if (me.notified) {
+    fault_end_job(fmt::format("thread {} of {}: returned from the body after pgas::notify() at "
+                              "{}:{} without the matching pgas::wait()",
+                              thread, j.threads, me.notify_file, me.notify_line),
+                  1);
+  }
+  me.state.store(thread_state::returned, std::memory_order_release);
+  j.returned.fetch_add(1, std::memory_order_seq_cst);
+  if (unpack(j.barrier.arrivals.load(std::memory_order_seq_cst)).count != 0) report_deadlock(j);
+}
+
+}  // namespace pgas::detail
+
+namespace pgas {
+
+using detail::barrier_op;
+
+namespace {
+
+detail::job& job_or_die(const std::source_location& where, const char* what) {
+  detail::job* j = detail::job_current();
+  if (j == nullptr) {
+    detail::fault_misuse(where, fmt::format("{} called outside pgas::run()", what));
+  }
+  return *j;
+}
+
+void do_notify(bool has_id, int id, const std::source_location& where, const char* name) {
+  detail::job& j = job_or_die(where, name);
+  detail::thread_record& me = j.record(mythread());
+  if (me.notified) {
+    detail::fault_misuse(where, fmt::format("{} called twice without pgas::wait() in between "
+                                            "(the first pgas::notify() was at {}:{})",
+                                            name, me.notify_file, me.notify_line));
+  }
+  me.notified = true;
+  me.notify_has_id = has_id;
+  me.notify_id = id;
+  me.notify_file = where.file_name();
+  me.notify_line = where.line();
+  detail::barrier_arrive(j, barrier_op{detail::op_kind::barrier, name, has_id, id, "id", where});
+}
+
+void do_wait(bool has_id, int id, const std::source_location& where) {
+  detail::job& j = job_or_die(where, "pgas::wait()");
+  detail::thread_record& me = j.record(mythread());
+  if (!me.notified) {
+    detail::fault_misuse(where, "pgas::wait() called without a preceding pgas::notify()");
+  }
+  if (has_id && me.notify_has_id && id != me.notify_id) {
+    detail::fault_misuse(where, fmt::format("pgas::wait({}) does not match pgas::notify({}) at "
+                                            "{}:{}",
+                                            id, me.notify_id, me.notify_file, me.notify_line));
+  }
+  me.notified = false;
+  detail::barrier_complete(j);
+}
+
+}  // namespace
+
+void barrier(std::source_location where) {
+  do_notify(false, 0, where, "pgas::barrier");
+  do_wait(false, 0, where);
+}
+
+void barrier(int id, std::source_location where) {
+  do_notify(true, id, where, "pgas::barrier");
+  do_wait(false, 0, where);
+}
+
+void notify(std::source_location where) {
+  do_notify(false, 0, where, "pgas::notify");
+}
+void notify(int id, std::source_location where) {
+  do_notify(true, id, where, "pgas::notify");
+}
+void wait(std::source_location where) {
+  do_wait(false, 0, where);
+}
+void wait(int id, std::source_location where) {
+  do_wait(true, id, where);
+}
+
+void fence() noexcept {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+}  // namespace pgas

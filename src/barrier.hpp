@@ -1,0 +1,53 @@
+// src/barrier.hpp — the job's barrier: arrival with agreement checking, split-phase wait, and
+// the escalating wait (pause -> yield -> futex) used by every blocking operation.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <source_location>
+
+namespace pgas::detail {
+
+struct job;
+
+/// Kinds of collective synchronisation. Arrivals of different kinds in one phase are a
+/// mismatch (a barrier meeting, say, all_lock_alloc on another thread).
+enum class op_kind : std::uint8_t { barrier = 1, all_lock_alloc, all_lock_free };
+
+struct barrier_op {
+  op_kind kind = op_kind::barrier;
+  const char* name = "pgas::barrier";
+  bool has_id = false;
+  std::int32_t id = 0;          // a barrier id, or a value all threads must agree on
+  const char* id_label = "id";  // what the id means, for reports
+  std::source_location where;
+};
+
+// Cache-line layout: the arrival word is written by every arriving thread; the generation is
+// written once per phase and spun on by waiters; the sleeper count is read by the releaser on
+// every phase and written only by threads that go to sleep. Separate lines keep spinning
+// waiters from being invalidated by arrivals.
+struct barrier_state {
+  // bits 0..19 count, 20..27 kind, 28 has_id, 32..63 id (see barrier.cpp).
+  alignas(64) std::atomic<std::uint64_t> arrivals{0};
+  alignas(64) std::atomic<std::uint32_t> generation{0};
+  alignas(64) std::atomic<std::uint32_t> sleepers{0};
+};
+
+/// Arrives at the current phase (UPC notify). Checks that `op` agrees with the other
+/// arrivals; the last arriver releases the phase.
+void barrier_arrive(job& j, const barrier_op& op);
+
+/// Waits for the phase this thread arrived at to complete (UPC wait).
+void barrier_complete(job& j);
+
+/// Called by a thread whose body returned: reports a deadlock if others wait for it.
+void barrier_thread_returned(job& j, int thread);
+
+/// Waits until `*word != value`: spins `spin` pauses, then yields, then sleeps on the futex.
+/// `sleepers` is incremented around sleeping so wakers know to call futex_wake. `check` is
+/// called periodically while sleeping (deadlock detection).
+void wait_while_equal(job& j, std::atomic<std::uint32_t>& word, std::uint32_t value,
+                      std::atomic<std::uint32_t>& sleepers, void (*check)(job&));
+
+}  // namespace pgas::detail

@@ -1,0 +1,188 @@
+// src/faults.cpp — job-wide failure handling (see faults.hpp).
+//
+// Signal handlers format their message by hand into a stack buffer: only async-signal-safe
+// calls (write, backtrace after preparation, kill) are made there. Uncaught exceptions reach
+// the std::terminate handler; for threads other than 0 the stack is still intact there (no
+// handler was found, so nothing was unwound), and the backtrace shows the throw site.
+
+#include "faults.hpp"
+
+#include <cxxabi.h>
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+
+#include <pgas/runtime.hpp>
+
+#include "job.hpp"
+#include "os.hpp"
+
+namespace pgas::detail {
+
+namespace {
+
+std::atomic<bool> ending{false};
+std::terminate_handler previous_terminate = nullptr;
+
+// Appends text to a fixed buffer without allocating (signal handlers).
+struct sig_buffer {
+  char data[512];
+  std::size_t len = 0;
+  void add(const char* s) noexcept {
+    while (*s != '\0' && len + 1 < sizeof data)
+      data[len++] = *s++;
+  }
+  void add_int(long long v) noexcept {
+    char tmp[24];
+    int n = 0;
+    bool neg = v < 0;
+    unsigned long long u =
+        neg ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+    do {
+      tmp[n++] = static_cast<char>('0' + u % 10);
+      u /= 10;
+    } while (u != 0);
+    if (neg) tmp[n++] = '-';
+    while (n > 0 && len + 1 < sizeof data)
+      data[len++] = tmp[--n];
+  }
+  void add_hex(unsigned long long u) noexcept {
+    add("0x");
+    char tmp[20];
+    int n = 0;
+    do {
+      tmp[n++] = "0123456789abcdef"[u & 15];
+      u >>= 4;
+    } while (u != 0);
+    while (n > 0 && len + 1 < sizeof data)
+      data[len++] = tmp[--n];
+  }
+};
+
+void flush_stdio() noexcept {
+  std::fflush(stdout);
+  std::fflush(stderr);
+}
+
+void on_fatal_signal(int sig, siginfo_t* info, void*) {
+  if (!fault_claim()) fault_park();
+  sig_buffer b;
+  b.add("pgas: thread ");
+  b.add_int(mythread());
+  b.add(" of ");
+  b.add_int(threads());
+  b.add(": fatal signal ");
+  b.add(os_signal_name(sig));
+  b.add(" (");
+  b.add(strsignal(sig));  // glibc returns a static string for known signals
+  b.add(")");
+  if (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL) {
+    b.add(" at address ");
+    b.add_hex(reinterpret_cast<unsigned long long>(info->si_addr));
+  }
+  b.add("\npgas: backtrace of thread ");
+  b.add_int(mythread());
+  b.add(":\n");
+  os_write_stderr(std::string_view(b.data, b.len));
+  os_backtrace(1);
+  os_die_of_signal(sig);
+}
+
+std::string demangle(const char* name) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string out = (status == 0 && d != nullptr) ? d : name;
+  std::free(d);
+  return out;
+}
+
+void on_terminate() {
+  if (!fault_claim()) fault_park();
+  std::string msg;
+  std::exception_ptr e = std::current_exception();
+  if (e) {
+    std::type_info* type = abi::__cxa_current_exception_type();
+    std::string type_name = type != nullptr ? demangle(type->name()) : "unknown type";
+    std::string what;
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      what = x.what();
+    } catch (...) {
+    }
+    msg = fmt::format("pgas: thread {} of {}: uncaught exception of type {}{}{}\n", mythread(),
+                      threads(), type_name, what.empty() ? "" : ": ", what);
+  } else {
+    msg = fmt::format("pgas: thread {} of {}: std::terminate called without an exception\n",
+                      mythread(), threads());
+  }
+  flush_stdio();
+  os_write_stderr(msg);
+  os_write_stderr(fmt::format("pgas: backtrace of thread {}:\n", mythread()));
+  os_backtrace(2);
+  os_exit(1);
+}
+
+}  // namespace
+
+void faults_install() {
+  os_backtrace_prepare();
+  os_install_fatal_signals(on_fatal_signal);
+  previous_terminate = std::set_terminate(on_terminate);
+  ending.store(false);
+}
+
+void faults_uninstall() {
+  os_restore_fatal_signals();
+  std::set_terminate(previous_terminate);
+}
+
+void faults_thread_start() {
+  os_setup_signal_stack();
+}
+void faults_thread_end() {
+  os_release_signal_stack();
+}
+
+bool fault_claim() noexcept {
+  return !ending.exchange(true);
+}
+
+void fault_park() noexcept {
+  // Another thread is ending the process; never return into code that may be broken.
+  os_park();
+}
+
+void fault_end_job(std::string_view message, int status) {
+  if (!fault_claim()) fault_park();
+  flush_stdio();
+  std::string out;
+  std::size_t start = 0;
+  while (start < message.size()) {
+    std::size_t nl = message.find('\n', start);
+    if (nl == std::string_view::npos) nl = message.size();
+    out += "pgas: ";
+    out.append(message.substr(start, nl - start));
+    out += '\n';
+    start = nl + 1;
+  }
+  os_write_stderr(out);
+  os_exit(status);
+}
+
+void fault_misuse(const std::source_location& where, std::string_view what) {
+  fault_end_job(
+      fmt::format("thread {} of {}: {} at {}", mythread(), threads(), what, where_string(where)),
+      1);
+}
+
+std::string where_string(const std::source_location& where) {
+  return fmt::format("{}:{}", where.file_name(), where.line());
+}
+
+}  // namespace pgas::detail

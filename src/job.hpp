@@ -1,0 +1,73 @@
+// src/job.hpp — the state of a running job, shared by every runtime module.
+//
+// One `job` exists while pgas::run() runs. Each thread owns one cache-line-aligned record that
+// only it writes on fast paths; other threads read records only to write error reports
+// (where is everyone waiting?), so recording costs no coherence traffic.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <source_location>
+#include <vector>
+
+#include <pgas/runtime.hpp>
+
+#include "barrier.hpp"
+#include "hwloc_machine.hpp"
+
+namespace pgas::detail {
+
+enum class thread_state : int { running, waiting, returned };
+
+/// What a thread is doing in a collective call; read by error reports from other threads.
+struct alignas(64) thread_record {
+  std::atomic<thread_state> state{thread_state::running};
+  std::atomic<const char*> op{nullptr};  // "pgas::barrier", "pgas::all_lock_alloc", ...
+  std::atomic<const char*> file{nullptr};
+  std::atomic<std::uint32_t> line{0};
+  std::atomic<bool> has_id{false};
+  std::atomic<std::int32_t> id{0};
+  std::atomic<const char*> id_label{nullptr};  // what id means for this op, e.g. "id"
+  // Written and read only by the owning thread.
+  bool notified = false;  // between notify() and wait()
+  bool notify_has_id = false;
+  std::int32_t notify_id = 0;
+  std::uint32_t wait_generation = 0;
+  const char* notify_file = nullptr;
+  std::uint32_t notify_line = 0;
+  std::uint64_t broadcasts = 0;  // collective broadcasts done, selects the buffer
+  int status = 0;
+  pthread_t handle{};
+};
+
+struct job {
+  int threads = 1;
+  run_options options;  // resolved
+  machine plan_machine;
+  std::vector<thread_place> plan;
+  topology_handle topo;  // this machine, for binding; null when planning on a described one
+  bool oversubscribed = false;
+  int spin = 4000;
+  std::size_t stack_bytes = 0;
+  body_function body;
+  int argc = 0;
+  char** argv = nullptr;
+  std::unique_ptr<thread_record[]> records;
+  barrier_state barrier;
+  std::atomic<int> returned{0};
+  // Double-buffered slot for one-to-all broadcasts inside collectives (see collective_bcast).
+  alignas(64) std::atomic<void*> bcast[2] = {nullptr, nullptr};
+
+  thread_record& record(int t) noexcept { return records[static_cast<std::size_t>(t)]; }
+};
+
+/// The running job; null outside pgas::run().
+job* job_current() noexcept;
+
+/// One-to-all broadcast inside a collective operation: thread 0's `value` is returned on every
+/// thread. Contains one barrier of kind `op` (so it is checked against the other threads'
+/// calls like any barrier).
+void* collective_bcast(job& j, const barrier_op& op, void* value);
+
+}  // namespace pgas::detail

@@ -1,0 +1,191 @@
+// src/lock.cpp — shared locks (pgas::lock_t, UPC upc_lock_t).
+//
+// A three-state futex lock (0 free, 1 held, 2 held and someone may sleep; Drepper, "Futexes
+// are tricky", mutex #3) with the runtime's pause -> yield -> sleep escalation in front of the
+// sleep, plus a holder field for the always-on ownership checks. Lock states live in a
+// process-wide pool and freed ones are quarantined before reuse, so a stale handle usually
+// finds a state marked dead (and is reported) rather than someone else's live lock.
+
+#include <fmt/format.h>
+
+#include <deque>
+#include <mutex>
+
+#include <pgas/lock.hpp>
+#include <pgas/runtime.hpp>
+
+#include "barrier.hpp"
+#include "faults.hpp"
+#include "job.hpp"
+#include "os.hpp"
+
+namespace pgas::detail {
+
+struct alignas(64) lock_state {
+  std::atomic<std::uint32_t> word{0};
+  std::atomic<int> holder{-1};
+  std::atomic<bool> live{false};
+};
+
+namespace {
+
+constexpr std::size_t quarantine = 1024;
+constexpr std::uint64_t yield_stage_ns = 2'000'000;
+
+struct lock_pool {
+  std::mutex mutex;
+  std::deque<lock_state> states;  // deque: growing never moves existing states
+  std::deque<lock_state*> freed;  // FIFO, reused only past the quarantine length
+};
+
+lock_pool& pool() {
+  static lock_pool* p = new lock_pool;  // never destroyed: handles may outlive static teardown
+  return *p;
+}
+
+lock_state* pool_get() {
+  lock_pool& p = pool();
+  std::lock_guard g(p.mutex);
+  lock_state* s = nullptr;
+  if (p.freed.size() > quarantine) {
+    s = p.freed.front();
+    p.freed.pop_front();
+  } else {
+    s = &p.states.emplace_back();
+  }
+  s->word.store(0, std::memory_order_relaxed);
+  s->holder.store(-1, std::memory_order_relaxed);
+  s->live.store(true, std::memory_order_release);
+  return s;
+}
+
+void pool_put(lock_state* s) {
+  lock_pool& p = pool();
+  std::lock_guard g(p.mutex);
+  s->live.store(false, std::memory_order_release);
+  p.freed.push_back(s);
+}
+
+lock_state& checked(lock_state* s, const std::source_location& where, const char* what) {
+  if (s == nullptr) fault_misuse(where, fmt::format("{} on a null pgas::lock_t", what));
+  if (!s->live.load(std::memory_order_acquire)) {
+    fault_misuse(where, fmt::format("{} on a lock that was freed", what));
+  }
+  return *s;
+}
+
+int spin_limit() {
+  job* j = job_current();
+  return j != nullptr ? j->spin : 4000;
+}
+
+void acquire_slow(lock_state& s) {
+  for (int i = spin_limit(); i > 0; --i) {
+    std::uint32_t c = 0;
+    if (s.word.load(std::memory_order_relaxed) == 0 &&
+        s.word.compare_exchange_strong(c, 1, std::memory_order_seq_cst)) {
+      return;
+    }
+    os_pause();
+  }
+  const std::uint64_t start = os_now_ns();
+  for (unsigned i = 1; (i & 15) != 0 || os_now_ns() - start < yield_stage_ns; ++i) {
+    std::uint32_t c = 0;
+    if (s.word.compare_exchange_strong(c, 1, std::memory_order_seq_cst)) return;
+    os_yield();
+  }
+  // Sleeping: mark the lock contended so the holder's unlock wakes us.
+  while (s.word.exchange(2, std::memory_order_seq_cst) != 0)
+    os_futex_wait(&s.word, 2, 0);
+}
+
+}  // namespace
+
+}  // namespace pgas::detail
+
+namespace pgas {
+
+using detail::checked;
+
+void lock_t::lock(std::source_location where) {
+  detail::lock_state& s = checked(state_, where, "pgas::lock_t::lock");
+  const int me = mythread();
+  if (s.holder.load(std::memory_order_relaxed) == me) {
+    detail::fault_misuse(where,
+                         "pgas::lock_t::lock on a lock this thread already holds "
+                         "(it would deadlock)");
+  }
+  std::uint32_t c = 0;
+  if (!s.word.compare_exchange_strong(c, 1, std::memory_order_seq_cst)) detail::acquire_slow(s);
+  s.holder.store(me, std::memory_order_relaxed);
+}
+
+bool lock_t::try_lock(std::source_location where) {
+  detail::lock_state& s = checked(state_, where, "pgas::lock_t::try_lock");
+  std::uint32_t c = 0;
+  if (!s.word.compare_exchange_strong(c, 1, std::memory_order_seq_cst)) return false;
+  s.holder.store(mythread(), std::memory_order_relaxed);
+  return true;
+}
+
+void lock_t::unlock(std::source_location where) {
+  detail::lock_state& s = checked(state_, where, "pgas::lock_t::unlock");
+  const int holder = s.holder.load(std::memory_order_relaxed);
+  if (holder != mythread()) {
+    detail::fault_misuse(
+        where, holder < 0 ? std::string("pgas::lock_t::unlock on a lock no thread holds")
+                          : fmt::format("pgas::lock_t::unlock on a lock held by thread {}, "
+                                        "not by this thread",
+                                        holder));
+  }
+  s.holder.store(-1, std::memory_order_relaxed);
+  if (s.word.exchange(0, std::memory_order_seq_cst) == 2) detail::os_futex_wake(&s.word, 1);
+}
+
+int lock_t::holder() const noexcept {
+  return state_ != nullptr ? state_->holder.load(std::memory_order_relaxed) : -1;
+}
+
+lock_t all_lock_alloc(std::source_location where) {
+  detail::job* j = detail::job_current();
+  if (j == nullptr) return lock_t(detail::pool_get());
+  void* mine = mythread() == 0 ? detail::pool_get() : nullptr;
+  void* s =
+      detail::collective_bcast(*j,
+                               detail::barrier_op{detail::op_kind::all_lock_alloc,
+                                                  "pgas::all_lock_alloc", false, 0, "id", where},
+                               mine);
+  return lock_t(static_cast<detail::lock_state*>(s));
+}
+
+lock_t global_lock_alloc(std::source_location) {
+  return lock_t(detail::pool_get());
+}
+
+void lock_free(lock_t l, std::source_location where) {
+  detail::lock_state& s = checked(l.state_, where, "pgas::lock_free");
+  const int holder = s.holder.load(std::memory_order_relaxed);
+  if (holder >= 0) {
+    detail::fault_misuse(where, fmt::format("pgas::lock_free on a lock held by thread {}", holder));
+  }
+  detail::pool_put(&s);
+}
+
+void all_lock_free(lock_t l, std::source_location where) {
+  checked(l.state_, where, "pgas::all_lock_free");
+  detail::job* j = detail::job_current();
+  if (j != nullptr) {
+    // Every thread must pass the same lock: its pool address, folded to 32 bits, is the value
+    // the barrier checks for agreement.
+    const auto bits = reinterpret_cast<std::uintptr_t>(l.state_);
+    const auto folded = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits ^ (bits >> 32)));
+    detail::barrier_arrive(
+        *j, detail::barrier_op{detail::op_kind::all_lock_free, "pgas::all_lock_free", true, folded,
+                               "lock", where});
+    detail::barrier_complete(*j);
+    if (mythread() != 0) return;
+  }
+  lock_free(l, where);
+}
+
+}  // namespace pgas

@@ -1,0 +1,218 @@
+// src/os.cpp — the one door to the operating system (see os.hpp for the contract).
+//
+// Linux-only: futex(2) for sleeping waits, sched_yield, pthreads, hwloc for binding,
+// sigaction/sigaltstack for fatal-signal reports, glibc backtrace() for stack traces.
+
+#include "os.hpp"
+
+#include <execinfo.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+
+namespace pgas::detail {
+
+void os_yield() noexcept {
+  sched_yield();
+}
+
+int os_futex_wait(std::atomic<uint32_t>* word, uint32_t expected, uint64_t timeout_ns) noexcept {
+  timespec ts{};
+  timespec* tsp = nullptr;
+  if (timeout_ns != 0) {
+    ts.tv_sec = static_cast<time_t>(timeout_ns / 1000000000u);
+    ts.tv_nsec = static_cast<long>(timeout_ns % 1000000000u);
+    tsp = &ts;
+  }
+  // std::atomic<uint32_t> is layout-compatible with uint32_t on Linux targets.
+  long r = syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, tsp,
+                   nullptr, 0);
+  if (r == 0) return 0;
+  return errno == EAGAIN ? 0 : -errno;
+}
+
+int os_futex_wake(std::atomic<uint32_t>* word, int count) noexcept {
+  long r = syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, count, nullptr,
+                   nullptr, 0);
+  return r < 0 ? -errno : static_cast<int>(r);
+}
+
+uint64_t os_now_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+int os_thread_create(pthread_t* out, std::size_t stack_bytes, void* (*fn)(void*),
+                     void* arg) noexcept {
+  pthread_attr_t attr;
+  int r = pthread_attr_init(&attr);
+  if (r != 0) return -r;
+  if (stack_bytes != 0) r = pthread_attr_setstacksize(&attr, stack_bytes);
+  if (r == 0) r = pthread_create(out, &attr, fn, arg);
+  pthread_attr_destroy(&attr);
+  return -r;
+}
+
+int os_thread_join(pthread_t t) noexcept {
+  return -pthread_join(t, nullptr);
+}
+
+int os_bind_thread(hwloc_topology_t topo, const std::vector<int>& cpus) noexcept {
+  if (cpus.empty()) return 0;
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  if (set == nullptr) return -ENOMEM;
+  for (int c : cpus)
+    hwloc_bitmap_set(set, static_cast<unsigned>(c));
+  int r = hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD | HWLOC_CPUBIND_STRICT);
+  if (r != 0 && errno == EXDEV) {
+    // Strict binding is not supported everywhere; a plain binding is still a binding.
+    r = hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD);
+  }
+  int err = r == 0 ? 0 : -errno;
+  hwloc_bitmap_free(set);
+  return err;
+}
+
+hwloc_bitmap_t os_get_thread_binding(hwloc_topology_t topo) noexcept {
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  if (set != nullptr && hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD) != 0) {
+    hwloc_bitmap_free(set);
+    return nullptr;
+  }
+  return set;
+}
+
+int os_set_thread_binding(hwloc_topology_t topo, hwloc_const_bitmap_t set) noexcept {
+  return hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD) == 0 ? 0 : -errno;
+}
+
+void os_write_stderr(std::string_view text) noexcept {
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::write(STDERR_FILENO, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+namespace {
+constexpr int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+struct sigaction saved_actions[sizeof(fatal_signals) / sizeof(fatal_signals[0])];
+bool actions_saved = false;
+thread_local void* signal_stack = nullptr;
+}  // namespace
+
+int os_install_fatal_signals(os_signal_handler handler) noexcept {
+  struct sigaction sa {};
+  sa.sa_sigaction = handler;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  for (std::size_t i = 0; i < std::size(fatal_signals); ++i) {
+    if (sigaction(fatal_signals[i], &sa, &saved_actions[i]) != 0) return -errno;
+  }
+  actions_saved = true;
+  return 0;
+}
+
+void os_restore_fatal_signals() noexcept {
+  if (!actions_saved) return;
+  for (std::size_t i = 0; i < std::size(fatal_signals); ++i) {
+    sigaction(fatal_signals[i], &saved_actions[i], nullptr);
+  }
+  actions_saved = false;
+}
+
+int os_setup_signal_stack() noexcept {
+  if (signal_stack != nullptr) return 0;
+  // Large enough for the report: message formatting plus backtrace() unwinding.
+  const std::size_t size = 64 * 1024;
+  void* mem = std::malloc(size);
+  if (mem == nullptr) return -ENOMEM;
+  stack_t ss{};
+  ss.ss_sp = mem;
+  ss.ss_size = size;
+  if (sigaltstack(&ss, nullptr) != 0) {
+    int e = errno;
+    std::free(mem);
+    return -e;
+  }
+  signal_stack = mem;
+  return 0;
+}
+
+void os_release_signal_stack() noexcept {
+  if (signal_stack == nullptr) return;
+  stack_t ss{};
+  ss.ss_flags = SS_DISABLE;
+  sigaltstack(&ss, nullptr);
+  std::free(signal_stack);
+  signal_stack = nullptr;
+}
+
+void os_die_of_signal(int sig) noexcept {
+  struct sigaction sa {};
+  sa.sa_handler = SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, nullptr);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  // Deliver to the whole process, not only this thread, so no other thread lingers.
+  kill(getpid(), sig);
+  raise(sig);
+  _exit(128 + sig);
+}
+
+void os_exit(int status) noexcept {
+  _exit(status);
+}
+
+void os_park() noexcept {
+  for (;;)
+    pause();
+}
+
+void os_backtrace_prepare() noexcept {
+  // The first backtrace() call loads libgcc_s (which allocates); do it outside any handler.
+  void* frames[2];
+  backtrace(frames, 2);
+}
+
+void os_backtrace(int skip) noexcept {
+  void* frames[64];
+  int n = backtrace(frames, 64);
+  if (n > skip) backtrace_symbols_fd(frames + skip, n - skip, STDERR_FILENO);
+}
+
+const char* os_signal_name(int sig) noexcept {
+  switch (sig) {
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+    case SIGABRT:
+      return "SIGABRT";
+    default:
+      return "signal";
+  }
+}
+
+}  // namespace pgas::detail

@@ -1,0 +1,95 @@
+// src/os.hpp — the one door to the operating system.
+//
+// Every system call the runtime makes (futex, yield, thread creation and binding, signal
+// handling, writing to stderr, ending the process) goes through this layer, so the rest of
+// the runtime is plain C++ and tests can reason about one small surface.
+//
+// Contract for every function here: pointer arguments are non-null; functions returning int
+// return 0 on success or -errno on failure and never throw; none of them allocates unless its
+// comment says so. Functions marked "async-signal-safe" may be called from a signal handler.
+#pragma once
+
+#include <hwloc.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace pgas::detail {
+
+/// One pause instruction: tells the core we are spinning (saves power, frees the sibling
+/// hyperthread, avoids the memory-order flush on loop exit).
+inline void os_pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#else
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+#endif
+}
+
+/// Gives the processor to another runnable thread (sched_yield).
+void os_yield() noexcept;
+
+/// Sleeps while `*word == expected`, for at most `timeout_ns` (0: no limit). Returns 0 when
+/// woken or when the value already differed, -ETIMEDOUT, or -EINTR. Private futex.
+int os_futex_wait(std::atomic<uint32_t>* word, uint32_t expected, uint64_t timeout_ns) noexcept;
+
+/// Wakes up to `count` threads sleeping on `word`. Returns how many were woken, or -errno.
+int os_futex_wake(std::atomic<uint32_t>* word, int count) noexcept;
+
+/// Monotonic clock in nanoseconds. Async-signal-safe.
+uint64_t os_now_ns() noexcept;
+
+/// Creates a joinable thread with a stack of `stack_bytes` (0: the system default).
+int os_thread_create(pthread_t* out, std::size_t stack_bytes, void* (*fn)(void*),
+                     void* arg) noexcept;
+/// Joins a thread created by os_thread_create.
+int os_thread_join(pthread_t t) noexcept;
+
+/// Binds the calling thread to the given OS CPU indices with hwloc (`topo` must describe this
+/// machine). An empty list is a no-op.
+int os_bind_thread(hwloc_topology_t topo, const std::vector<int>& cpus) noexcept;
+/// Saves / restores the calling thread's binding (the caller owns the bitmap: free it with
+/// hwloc_bitmap_free).
+hwloc_bitmap_t os_get_thread_binding(hwloc_topology_t topo) noexcept;
+int os_set_thread_binding(hwloc_topology_t topo, hwloc_const_bitmap_t set) noexcept;
+
+/// Writes all of `text` to stderr with write(2), retrying short writes. Async-signal-safe.
+void os_write_stderr(std::string_view text) noexcept;
+
+/// Installs `handler` (SA_SIGINFO | SA_ONSTACK) for the fatal synchronous signals SIGSEGV,
+/// SIGBUS, SIGFPE, SIGILL and SIGABRT, saving the previous actions; os_restore_fatal_signals
+/// puts them back.
+using os_signal_handler = void (*)(int, siginfo_t*, void*);
+int os_install_fatal_signals(os_signal_handler handler) noexcept;
+void os_restore_fatal_signals() noexcept;
+
+/// Gives the calling thread an alternate signal stack (so a stack overflow can still be
+/// reported). Allocates once per thread; os_release_signal_stack frees it.
+int os_setup_signal_stack() noexcept;
+void os_release_signal_stack() noexcept;
+
+/// Dies of `sig` with its default action (after restoring it). Async-signal-safe.
+[[noreturn]] void os_die_of_signal(int sig) noexcept;
+
+/// Blocks the calling thread forever (until the process ends). Async-signal-safe.
+[[noreturn]] void os_park() noexcept;
+
+/// Ends the process now with `status`, without destructors or atexit handlers.
+[[noreturn]] void os_exit(int status) noexcept;
+
+/// Writes a symbolic backtrace of the calling thread to stderr, skipping `skip` frames.
+/// Async-signal-safe after os_backtrace_prepare() has run once.
+void os_backtrace(int skip) noexcept;
+void os_backtrace_prepare() noexcept;
+
+/// The name of a signal ("SIGSEGV"). Async-signal-safe.
+const char* os_signal_name(int sig) noexcept;
+
+}  // namespace pgas::detail

@@ -1,0 +1,275 @@
+// src/runtime.cpp — pgas::run: starting a job of pinned threads, running the body in each,
+// joining them and combining their exit statuses.
+//
+// Start-up order: resolve options (env) -> load the machine -> plan placement -> install
+// fault handlers -> bind thread 0 -> create threads 1..N-1 (each binds itself) -> run the
+// body. Thread 0's original binding is restored afterwards, since it is the caller's thread.
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <thread>
+
+#include <pgas/config.hpp>
+#include <pgas/runtime.hpp>
+
+#include "barrier.hpp"
+#include "env.hpp"
+#include "faults.hpp"
+#include "job.hpp"
+#include "os.hpp"
+
+namespace pgas {
+
+namespace detail {
+thread_local int tls_mythread __attribute__((tls_model("initial-exec"))) = 0;
+int job_threads = 1;
+
+namespace {
+std::atomic<job*> current{nullptr};
+std::atomic<bool> running{false};
+}  // namespace
+
+job* job_current() noexcept {
+  return current.load(std::memory_order_acquire);
+}
+
+void* collective_bcast(job& j, const barrier_op& op, void* value) {
+  thread_record& me = j.record(mythread());
+  // Double buffering: broadcast k writes slot k%2; a slow reader of broadcast k has passed
+  // broadcast k's barrier but may not have read yet, and slot k%2 is next written by broadcast
+  // k+2, whose barrier that reader must reach first.
+  std::atomic<void*>& slot = j.bcast[me.broadcasts++ & 1];
+  if (mythread() == 0) slot.store(value, std::memory_order_relaxed);
+  barrier_arrive(j, op);
+  barrier_complete(j);
+  return slot.load(std::memory_order_relaxed);
+}
+
+}  // namespace detail
+
+namespace {
+
+[[noreturn]] void usage_error(std::string_view what) {
+  std::fflush(stdout);
+  detail::os_write_stderr(fmt::format("pgas: error: {}\n", what));
+  detail::os_exit(2);
+}
+
+std::size_t parse_size(std::string_view what, std::string_view text) {
+  std::size_t mult = 1;
+  std::string_view digits = text;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'k':
+      case 'K':
+        mult = std::size_t{1} << 10;
+        break;
+      case 'm':
+      case 'M':
+        mult = std::size_t{1} << 20;
+        break;
+      case 'g':
+      case 'G':
+        mult = std::size_t{1} << 30;
+        break;
+      default:
+        mult = 1;
+    }
+    if (mult != 1) digits = text.substr(0, text.size() - 1);
+  }
+  long v = 0;
+  try {
+    v = detail::env_parse_int(what, digits, 1, 1L << 40);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument(fmt::format(
+        "{}='{}' is not a size in bytes (a number with an optional k, m or g suffix)", what, text));
+  }
+  const std::size_t bytes = static_cast<std::size_t>(v) * mult;
+  if (bytes < 64 * 1024) {
+    throw std::invalid_argument(fmt::format("{}='{}' is below the 64k minimum", what, text));
+  }
+  return bytes;
+}
+
+void thread_body(detail::job& j, int t) {
+  detail::tls_mythread = t;
+  detail::faults_thread_start();
+  if (j.topo != nullptr) {
+    const std::vector<int>& cpus = j.plan[static_cast<std::size_t>(t)].cpus;
+    if (int r = detail::os_bind_thread(j.topo.get(), cpus); r != 0 && t == 0) {
+      detail::os_write_stderr(fmt::format(
+          "pgas: warning: cannot bind threads ({}); running unbound\n", std::strerror(-r)));
+    }
+  }
+}
+
+void thread_finish(detail::job& j, int t, int status) {
+  j.record(t).status = status;
+  detail::barrier_thread_returned(j, t);
+  detail::faults_thread_end();
+}
+
+void* worker_main(void* arg) {
+  // No try/catch here: an uncaught exception then reaches std::terminate with the throwing
+  // thread's stack intact, so the fault report's backtrace shows where it was thrown.
+  auto* j = detail::job_current();
+  const int t = static_cast<int>(reinterpret_cast<std::intptr_t>(arg));
+  thread_body(*j, t);
+  int status = j->body(j->argc, j->argv);
+  thread_finish(*j, t, status);
+  return nullptr;
+}
+
+int run_thread0(detail::job& j) noexcept {
+  // noexcept: an exception escaping thread 0's body must end the job, not unwind into the
+  // caller of pgas::run while the other threads still run.
+  return j.body(j.argc, j.argv);
+}
+
+}  // namespace
+
+run_options run_options::resolved() const {
+  run_options r = *this;
+  using detail::env_get;
+  if (!r.threads) {
+    auto v = env_get("PGAS_THREADS");
+    r.threads =
+        v ? static_cast<int>(detail::env_parse_int("PGAS_THREADS", *v, 1, config::max_threads)) : 1;
+  } else if (*r.threads < 1 || *r.threads > config::max_threads) {
+    throw std::invalid_argument(fmt::format("the thread count {} is not between 1 and {}",
+                                            *r.threads, config::max_threads));
+  }
+  auto word = [](std::string_view name, auto parse) {
+    auto v = env_get(name);
+    try {
+      return parse(v ? std::string_view(*v) : std::string_view("core"));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("{}: {}", name, e.what()));
+    }
+  };
+  if (!r.bind_to) r.bind_to = word("PGAS_BIND_TO", parse_bind_policy);
+  if (!r.map_by) r.map_by = word("PGAS_MAP_BY", parse_map_policy);
+  if (!r.report_bindings) {
+    auto v = env_get("PGAS_REPORT_BINDINGS");
+    r.report_bindings = v ? detail::env_parse_bool("PGAS_REPORT_BINDINGS", *v) : false;
+  }
+  if (!r.topology) r.topology = env_get("PGAS_TOPOLOGY").value_or("");
+  return r;
+}
+
+int run(int argc, char** argv, body_function body) {
+  return run(run_options{}, argc, argv, std::move(body));
+}
+
+int run(const run_options& options, int argc, char** argv, body_function body) {
+  if (detail::running.exchange(true)) {
+    usage_error("pgas::run() called while a job is already running (jobs do not nest)");
+  }
+  auto j = std::make_unique<detail::job>();
+  try {
+    j->options = options.resolved();
+    auto spin = detail::env_get("PGAS_SPIN");
+    if (spin && *spin != "adaptive") {
+      j->spin = static_cast<int>(detail::env_parse_int("PGAS_SPIN", *spin, 0, 100'000'000));
+    }
+    auto stack = detail::env_get("PGAS_STACK_SIZE");
+    j->stack_bytes = stack ? parse_size("PGAS_STACK_SIZE", *stack) : std::size_t{8} << 20;
+    if (detail::env_get("PGAS_VERBOSE") &&
+        detail::env_parse_bool("PGAS_VERBOSE", *detail::env_get("PGAS_VERBOSE"))) {
+      detail::os_write_stderr(detail::env_dump());
+    }
+  } catch (const std::invalid_argument& e) {
+    usage_error(e.what());
+  }
+  const run_options& o = j->options;
+  j->threads = *o.threads;
+  try {
+    if (o.topology->empty()) {
+      j->topo = detail::topology_load_current();
+      j->plan_machine = detail::machine_from_hwloc(j->topo.get(), "this machine", true);
+    } else {
+      j->plan_machine = machine::from_spec(*o.topology);
+    }
+  } catch (const topology_error& e) {
+    usage_error(e.what());
+  }
+  j->plan = place(j->plan_machine, j->threads, *o.bind_to, *o.map_by);
+  if (*o.bind_to == bind_policy::none) j->topo.reset();
+
+  // Oversubscription is about the CPUs we really run on, even when planning for another machine.
+  const int cpus = j->topo != nullptr ? j->plan_machine.pu_count()
+                                      : static_cast<int>(std::thread::hardware_concurrency());
+  j->oversubscribed = j->threads > cpus;
+  if (j->oversubscribed) {
+    if (!detail::env_get("PGAS_SPIN")) j->spin = 50;
+    detail::os_write_stderr(
+        fmt::format("pgas: warning: {} threads on {} processing unit{}: threads share PUs and "
+                    "waiting threads yield instead of spinning\n",
+                    j->threads, cpus, cpus == 1 ? "" : "s"));
+  }
+  if (*o.report_bindings) {
+    detail::os_write_stderr(bindings_report(j->plan_machine, j->plan, *o.bind_to, *o.map_by));
+  }
+
+  j->records = std::make_unique<detail::thread_record[]>(static_cast<std::size_t>(j->threads));
+  j->body = std::move(body);
+  j->argc = argc;
+  j->argv = argv;
+  detail::job_threads = j->threads;
+  detail::current.store(j.get(), std::memory_order_release);
+  detail::faults_install();
+
+  hwloc_bitmap_t saved_binding =
+      j->topo != nullptr ? detail::os_get_thread_binding(j->topo.get()) : nullptr;
+  thread_body(*j, 0);
+  for (int t = 1; t < j->threads; ++t) {
+    int r = detail::os_thread_create(&j->record(t).handle, j->stack_bytes, worker_main,
+                                     reinterpret_cast<void*>(static_cast<std::intptr_t>(t)));
+    if (r != 0) {
+      detail::fault_end_job(
+          fmt::format("cannot start thread {} of {}: {}", t, j->threads, std::strerror(-r)), 1);
+    }
+  }
+  int status0 = run_thread0(*j);
+  thread_finish(*j, 0, status0);
+  for (int t = 1; t < j->threads; ++t)
+    detail::os_thread_join(j->record(t).handle);
+
+  if (saved_binding != nullptr) {
+    detail::os_set_thread_binding(j->topo.get(), saved_binding);
+    hwloc_bitmap_free(saved_binding);
+  }
+  detail::faults_uninstall();
+  int status = 0;
+  for (int t = 0; t < j->threads && status == 0; ++t)
+    status = j->record(t).status;
+  detail::current.store(nullptr, std::memory_order_release);
+  detail::job_threads = 1;
+  detail::tls_mythread = 0;
+  j.reset();
+  detail::running.store(false);
+  return status;
+}
+
+bool in_job() noexcept {
+  return detail::job_current() != nullptr;
+}
+
+void exit(int status) noexcept {
+  if (!detail::fault_claim()) detail::fault_park();
+  std::fflush(nullptr);
+  detail::os_exit(status);
+}
+
+const machine& job_machine() noexcept {
+  return detail::job_current()->plan_machine;
+}
+
+const std::vector<thread_place>& job_placement() noexcept {
+  return detail::job_current()->plan;
+}
+
+}  // namespace pgas

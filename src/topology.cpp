@@ -1,0 +1,149 @@
+// src/topology.cpp — building pgas::machine values from hwloc (this machine, a synthetic
+// description, or an XML export).
+//
+// hwloc 2 attaches NUMA nodes as memory children rather than as ancestors of PUs, so a PU's
+// node is found by cpuset membership; everything else is a logical ancestor index.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "hwloc_machine.hpp"
+
+namespace pgas {
+
+namespace {
+
+int ancestor_index(hwloc_topology_t topo, hwloc_obj_t pu, hwloc_obj_type_t type, int fallback) {
+  hwloc_obj_t a = hwloc_get_ancestor_obj_by_type(topo, type, pu);
+  return a != nullptr ? static_cast<int>(a->logical_index) : fallback;
+}
+
+int count_distinct(const std::vector<pu_info>& pus, int pu_info::*field) {
+  std::set<int> seen;
+  for (const pu_info& p : pus) {
+    if (p.*field >= 0) seen.insert(p.*field);
+  }
+  return static_cast<int>(seen.size());
+}
+
+detail::topology_handle topology_init() {
+  hwloc_topology_t topo = nullptr;
+  if (hwloc_topology_init(&topo) != 0) throw topology_error("hwloc: cannot create a topology");
+  return detail::topology_handle(topo);
+}
+
+void topology_load(hwloc_topology_t topo, std::string_view what) {
+  if (hwloc_topology_load(topo) != 0) {
+    throw topology_error(
+        fmt::format("hwloc could not load the topology of {}: {}", what, std::strerror(errno)));
+  }
+}
+
+std::string strip_quotes(std::string_view s) {
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+  return std::string(s);
+}
+
+}  // namespace
+
+namespace detail {
+
+topology_handle topology_load_current() {
+  topology_handle topo = topology_init();
+  topology_load(topo.get(), "this machine");
+  // Respect an inherited affinity mask (taskset, a batch system, a benchmark harness): plan
+  // only on the CPUs this thread may run on.
+  hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
+  if (allowed != nullptr && hwloc_get_cpubind(topo.get(), allowed, HWLOC_CPUBIND_THREAD) == 0 &&
+      !hwloc_bitmap_iszero(allowed) &&
+      !hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(topo.get()), allowed)) {
+    hwloc_topology_restrict(topo.get(), allowed, 0);
+  }
+  hwloc_bitmap_free(allowed);
+  return topo;
+}
+
+machine machine_from_hwloc(hwloc_topology_t topo, std::string_view source, bool current) {
+  std::vector<pu_info> pus;
+  const int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+  const int nnuma = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+  pus.reserve(static_cast<std::size_t>(std::max(n, 0)));
+  for (int i = 0; i < n; ++i) {
+    hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, static_cast<unsigned>(i));
+    pu_info p;
+    p.os_index = static_cast<int>(pu->os_index);
+    p.logical = static_cast<int>(pu->logical_index);
+    p.core = ancestor_index(topo, pu, HWLOC_OBJ_CORE, p.logical);
+    p.l3 = ancestor_index(topo, pu, HWLOC_OBJ_L3CACHE, -1);
+    p.package = ancestor_index(topo, pu, HWLOC_OBJ_PACKAGE, 0);
+    for (int j = 0; j < nnuma; ++j) {
+      hwloc_obj_t node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(j));
+      if (node->cpuset != nullptr && hwloc_bitmap_isset(node->cpuset, pu->os_index)) {
+        p.numa = static_cast<int>(node->logical_index);
+        break;
+      }
+    }
+    pus.push_back(p);
+  }
+  return machine(std::move(pus), std::string(source), current);
+}
+
+}  // namespace detail
+
+machine::machine(std::vector<pu_info> pus, std::string source, bool current)
+    : pus_(std::move(pus)), current_(current) {
+  cores_ = count_distinct(pus_, &pu_info::core);
+  numas_ = std::max(1, count_distinct(pus_, &pu_info::numa));
+  packages_ = std::max(1, count_distinct(pus_, &pu_info::package));
+  l3s_ = count_distinct(pus_, &pu_info::l3);
+  auto plural = [](int k, const char* word) {
+    return fmt::format("{} {}{}", k, word, k == 1 ? "" : "s");
+  };
+  description_ =
+      fmt::format("{}, {}, {}, {}", plural(packages_, "package"), plural(numas_, "NUMA node"),
+                  plural(cores_, "core"), plural(pu_count(), "PU"));
+  if (!source.empty()) description_ += fmt::format(" ({})", source);
+}
+
+machine machine::current() {
+  detail::topology_handle topo = detail::topology_load_current();
+  return detail::machine_from_hwloc(topo.get(), "this machine", true);
+}
+
+machine machine::synthetic(std::string_view description) {
+  std::string desc = strip_quotes(description);
+  detail::topology_handle topo = topology_init();
+  if (desc.empty() || hwloc_topology_set_synthetic(topo.get(), desc.c_str()) != 0) {
+    throw topology_error(
+        fmt::format("malformed synthetic topology '{}' (expected levels such as \"package:2 numa:2 "
+                    "core:8 pu:2\")",
+                    desc));
+  }
+  topology_load(topo.get(), fmt::format("synthetic '{}'", desc));
+  return detail::machine_from_hwloc(topo.get(), "synthetic:" + desc, false);
+}
+
+machine machine::from_xml(const std::string& path) {
+  detail::topology_handle topo = topology_init();
+  if (hwloc_topology_set_xml(topo.get(), path.c_str()) != 0) {
+    throw topology_error(
+        fmt::format("cannot read topology XML '{}': {}", path, std::strerror(errno)));
+  }
+  topology_load(topo.get(), fmt::format("XML '{}'", path));
+  return detail::machine_from_hwloc(topo.get(), path, false);
+}
+
+machine machine::from_spec(std::string_view spec) {
+  std::string s = strip_quotes(spec);
+  if (s.empty()) return current();
+  constexpr std::string_view prefix = "synthetic:";
+  if (s.starts_with(prefix)) return synthetic(std::string_view(s).substr(prefix.size()));
+  return from_xml(s);
+}
+
+}  // namespace pgas

@@ -1,0 +1,574 @@
+// Integration tests: programs in tests/integration/programs/ launched through `pgasrun`, each
+// asserting the job's exit status (or the signal it died of), what it printed on stderr, and
+// that it ended within a bound instead of hanging; plus pgasrun's own usage errors, --help,
+// --version, argument passthrough and --report-bindings.
+//
+// Meson passes PGASRUN (the launcher), PROGRAMS (the built programs), PROGRAM_SOURCES (their
+// sources, whose @markers give the lines a report must name), EXPECTED_VERSION, MAX_THREADS.
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+extern char** environ;
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+// A child still running after this long is killed and the test fails with "hung".
+constexpr auto kill_after = std::chrono::seconds(20);
+// Every job, failing or not, must end well before that.
+constexpr double bound_seconds = 10.0;
+
+std::string env_or_fail(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') FAIL("environment variable " << name << " is not set");
+  return v != nullptr ? v : "";
+}
+
+std::string pgasrun() {
+  return env_or_fail("PGASRUN");
+}
+std::string program(const std::string& name) {
+  return env_or_fail("PROGRAMS") + "/" + name;
+}
+
+struct result {
+  bool hung = false;
+  bool exited = false;
+  int status = -1;  // exit status when exited
+  int signal = 0;   // terminating signal when !exited && !hung
+  std::string out;
+  std::string err;
+  double seconds = 0;
+};
+
+std::ostream& operator<<(std::ostream& os, const result& r) {
+  os << (r.hung     ? "HUNG (killed)"
+         : r.exited ? "exited " + std::to_string(r.status)
+                    : "killed by signal " + std::to_string(r.signal))
+     << " after " << r.seconds << " s\n--- stdout ---\n"
+     << r.out << "--- stderr ---\n"
+     << r.err << "--------------";
+  return os;
+}
+
+// The environment for children: ours without PGAS_* variables, so that only what pgasrun sets
+// (and what a test adds) reaches the job.
+std::vector<std::string> child_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "PGAS_", 5) != 0) env.emplace_back(*e);
+  }
+  return env;
+}
+
+// Runs argv[0] with argv, capturing stdout and stderr; kills the child's process group after
+// kill_after. argv[0] is executed as given (a path), never searched in PATH.
+result run_command(const std::vector<std::string>& argv) {
+  int out_pipe[2];
+  int err_pipe[2];
+  REQUIRE(pipe2(out_pipe, O_CLOEXEC) == 0);
+  REQUIRE(pipe2(err_pipe, O_CLOEXEC) == 0);
+
+  std::vector<std::string> env_strings = child_environment();
+  std::vector<char*> envp;
+  for (auto& s : env_strings)
+    envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = argv;
+  std::vector<char*> argp;
+  for (auto& s : args)
+    argp.push_back(s.data());
+  argp.push_back(nullptr);
+
+  const auto start = clock_type::now();
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    setpgid(0, 0);
+    // No core files: a segv test must not spend seconds writing one.
+    rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    dup2(out_pipe[1], STDOUT_FILENO);
+    dup2(err_pipe[1], STDERR_FILENO);
+    const int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    execve(argp[0], argp.data(), envp.data());
+    const char msg[] = "pgasrun_test: execve failed\n";
+    (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+    _exit(126);
+  }
+  setpgid(pid, pid);  // also from here, so the group exists before any kill
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+
+  result r;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&r.out, &r.err};
+  int open_fds = 2;
+  int wstatus = 0;
+  bool reaped = false;
+  while (!reaped || open_fds > 0) {
+    const auto elapsed = clock_type::now() - start;
+    if (!reaped && elapsed > kill_after) {
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      r.hung = true;
+    }
+    if (open_fds > 0) {
+      // Once the child is reaped, anything still holding the pipes is a stray descendant:
+      // give it a moment, then stop reading.
+      const int timeout_ms = reaped ? 200 : 50;
+      const int n = poll(fds, 2, timeout_ms);
+      if (n == 0 && reaped) break;
+      if (n < 0 && errno != EINTR) break;
+      for (int i = 0; i < 2; ++i) {
+        if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+        char buf[4096];
+        const ssize_t got = read(fds[i].fd, buf, sizeof buf);
+        if (got > 0) {
+          sinks[i]->append(buf, static_cast<size_t>(got));
+        } else if (got == 0 || errno != EINTR) {
+          close(fds[i].fd);
+          fds[i].fd = -1;
+          --open_fds;
+        }
+      }
+    } else {
+      usleep(10000);
+    }
+    if (!reaped && waitpid(pid, &wstatus, WNOHANG) == pid) {
+      reaped = true;
+      r.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+    }
+  }
+  for (auto& f : fds) {
+    if (f.fd >= 0) close(f.fd);
+  }
+  if (WIFEXITED(wstatus)) {
+    r.exited = true;
+    r.status = WEXITSTATUS(wstatus);
+  } else if (WIFSIGNALED(wstatus)) {
+    r.signal = WTERMSIG(wstatus);
+  }
+  if (r.hung) r.exited = false;
+  return r;
+}
+
+// pgasrun ARGS...
+result launch(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{pgasrun()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_command(argv);
+}
+
+// pgasrun -n N PROGRAM ARGS...
+result launch_program(int threads, const std::string& name,
+                      const std::vector<std::string>& args = {}) {
+  std::vector<std::string> argv{"-n", std::to_string(threads), program(name)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return launch(argv);
+}
+
+std::string command_line(const std::vector<std::string>& args) {
+  std::string s = "pgasrun";
+  for (const auto& a : args)
+    s += " " + a;
+  return s;
+}
+
+// The 1-based line of the program source that carries `marker` (exactly once).
+int line_of(const std::string& program_name, const std::string& marker) {
+  const std::string path = env_or_fail("PROGRAM_SOURCES") + "/" + program_name + ".cpp";
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::string line;
+  int number = 0;
+  int found = 0;
+  int count = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const auto at = line.find(marker);
+    // The marker must end there (so "@x" does not match "@x:y").
+    if (at != std::string::npos &&
+        (at + marker.size() == line.size() || line[at + marker.size()] == ' ')) {
+      found = number;
+      ++count;
+    }
+  }
+  INFO("marker " << marker << " in " << path);
+  REQUIRE(count == 1);
+  return found;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+bool contains_nocase(std::string haystack, std::string needle) {
+  for (auto& c : haystack)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto& c : needle)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return contains(haystack, needle);
+}
+
+bool matches(const std::string& text, const std::string& pattern) {
+  return std::regex_search(text, std::regex(pattern, std::regex::ECMAScript | std::regex::icase |
+                                                         std::regex::multiline));
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    lines.push_back(line);
+  return lines;
+}
+
+// "thread 3" as a whole word (not "thread 31").
+bool names_thread(const std::string& text, int t) {
+  return matches(text, "thread\\s*#?" + std::to_string(t) + "(?![0-9])");
+}
+
+// "FILE.cpp:LINE" as a whole number (not LINE followed by more digits).
+bool names_location(const std::string& text, const std::string& file, int line) {
+  return matches(text, file + "\\.cpp:" + std::to_string(line) + "(?![0-9])");
+}
+
+int cpus_available() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return CPU_COUNT(&set);
+}
+
+// Status, stdout/stderr and time of a job that must end normally with `status`.
+void require_exit(const result& r, int status) {
+  INFO(r);
+  REQUIRE_FALSE(r.hung);
+  REQUIRE(r.exited);
+  REQUIRE(r.status == status);
+  CHECK(r.seconds < bound_seconds);
+}
+
+// A pgasrun usage error: status, exactly one stderr line "pgasrun: error: ..." naming `word`,
+// and nothing run.
+void require_usage_error(const std::vector<std::string>& args, int status,
+                         const std::string& word) {
+  const result r = launch(args);
+  INFO(command_line(args));
+  require_exit(r, status);
+  INFO(r);
+  const auto lines = lines_of(r.err);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].rfind("pgasrun: error:", 0) == 0);
+  CHECK(contains_nocase(lines[0], word));
+  CHECK_FALSE(contains(r.out, "hello from"));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Jobs that succeed.
+
+TEST_CASE("hello: every thread runs once and the job exits 0", "[run]") {
+  for (int n : {1, 2, 4}) {
+    const result r = launch_program(n, "hello");
+    INFO("pgasrun -n " << n << " hello");
+    require_exit(r, 0);
+    INFO(r);
+    for (int t = 0; t < n; ++t) {
+      const std::string line =
+          "hello from thread " + std::to_string(t) + " of " + std::to_string(n) + "\n";
+      const auto first = r.out.find(line);
+      CHECK(first != std::string::npos);
+      CHECK(r.out.find(line, first + 1) == std::string::npos);
+    }
+    CHECK_FALSE(contains(r.out, "of " + std::to_string(n + 1)));
+  }
+}
+
+TEST_CASE("hello: a program started without pgasrun runs one thread", "[run]") {
+  const result r = run_command({program("hello")});
+  require_exit(r, 0);
+  INFO(r);
+  CHECK(contains(r.out, "hello from thread 0 of 1\n"));
+  CHECK_FALSE(contains(r.out, "hello from thread 1"));
+}
+
+TEST_CASE("passthrough: arguments after PROGRAM go to the program, not to pgasrun", "[run]") {
+  const result r = launch_program(2, "hello", {"--foo", "-n", "3"});
+  require_exit(r, 0);
+  INFO(r);
+  CHECK(contains(r.out, "argc=4\n"));
+  CHECK(contains(r.out, "argv[1]=--foo\nargv[2]=-n\nargv[3]=3\n"));
+  CHECK(contains(r.out, "hello from thread 1 of 2\n"));
+  CHECK_FALSE(contains(r.out, "of 3"));
+}
+
+TEST_CASE("passthrough: -- ends pgasrun's options", "[run]") {
+  const result r = launch({"-n", "2", "--", program("hello"), "--bind-to", "banana"});
+  require_exit(r, 0);
+  INFO(r);
+  CHECK(contains(r.out, "argv[1]=--bind-to\nargv[2]=banana\n"));
+  CHECK(contains(r.out, "hello from thread 1 of 2\n"));
+}
+
+TEST_CASE("exit status: the first non-zero return value in thread order", "[run][exit]") {
+  SECTION("one thread returns a code") {
+    const result r = launch_program(4, "exit_codes", {"2", "42"});
+    require_exit(r, 42);
+  }
+  SECTION("thread 0 returns a code") {
+    const result r = launch_program(2, "exit_codes", {"0", "5"});
+    require_exit(r, 5);
+  }
+  SECTION("two threads return codes: the lower thread's wins") {
+    const result r = launch_program(4, "exit_codes", {"3", "5", "1", "9"});
+    require_exit(r, 9);
+  }
+  SECTION("every thread returns 0") {
+    const result r = launch_program(3, "exit_codes");
+    require_exit(r, 0);
+  }
+}
+
+TEST_CASE("lock_counter: all_lock_alloc locks give mutual exclusion", "[run][lock]") {
+  for (int n : {2, 4}) {
+    const result r = launch_program(n, "lock_counter");
+    INFO("pgasrun -n " << n << " lock_counter");
+    require_exit(r, 0);
+    INFO(r);
+    CHECK(contains(r.out, "counter=" + std::to_string(10000 * n) + " expected="));
+  }
+}
+
+TEST_CASE("split_phase: data written before notify is seen by all after wait", "[run][sync]") {
+  for (int n : {2, 3}) {
+    const result r = launch_program(n, "split_phase");
+    INFO("pgasrun -n " << n << " split_phase");
+    require_exit(r, 0);
+    INFO(r);
+    CHECK(contains(r.out, "split_phase: 1000 rounds ok"));
+  }
+}
+
+TEST_CASE("oversubscribed: 8 threads on fewer cores finish, warning once", "[run][sync]") {
+  const result r = launch_program(8, "oversubscribed");
+  require_exit(r, 0);
+  INFO(r);
+  CHECK(contains(r.out, "oversubscribed: 2000 barriers ok"));
+  int warnings = 0;
+  for (const auto& line : lines_of(r.err))
+    warnings += contains_nocase(line, "warning") ? 1 : 0;
+  if (cpus_available() < 8) {
+    CHECK(warnings == 1);
+  } else {
+    CHECK(warnings == 0);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Jobs that fail: status, a message naming the thread (and where), and a bounded time.
+
+TEST_CASE("throws: an uncaught exception ends the job with status 1", "[fault]") {
+  const result r = launch_program(4, "throws");
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(contains(r.err, "boom from thread 1"));
+  CHECK(contains(r.err, "runtime_error"));
+  // The runtime names the thread itself, not only through the exception's text.
+  std::string err = r.err;
+  for (auto at = err.find("boom from thread 1"); at != std::string::npos;
+       at = err.find("boom from thread 1")) {
+    err.erase(at, std::strlen("boom from thread 1"));
+  }
+  CHECK(names_thread(err, 1));
+}
+
+TEST_CASE("segv: a fatal signal kills the job with that signal", "[fault]") {
+  const result r = launch_program(4, "segv");
+  INFO(r);
+  REQUIRE_FALSE(r.hung);
+  REQUIRE_FALSE(r.exited);
+  CHECK(r.signal == SIGSEGV);
+  CHECK(r.seconds < bound_seconds);
+  CHECK(contains(r.err, "SIGSEGV"));
+  CHECK(names_thread(r.err, 1));
+}
+
+TEST_CASE("global_exit: pgas::exit(7) ends every thread with status 7", "[fault]") {
+  const result r = launch_program(4, "global_exit");
+  require_exit(r, 7);
+  INFO(r);
+  // pgas::exit flushes stdio, and no thread gets past the barrier thread 1 never reached.
+  CHECK(contains(r.out, "thread 1 calls pgas::exit(7)\n"));
+  CHECK_FALSE(contains(r.out, "should never have passed"));
+  // runtime.hpp: pgas::exit ends the job "with a message naming the thread".
+  CHECK(names_thread(r.err, 1));
+}
+
+TEST_CASE("early_return: a barrier that can never complete is reported, not hung", "[fault]") {
+  const int line0 = line_of("early_return", "@early_return:thread0");
+  const int line_others = line_of("early_return", "@early_return:others");
+  const result r = launch_program(4, "early_return");
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(names_thread(r.err, 1));
+  for (int t : {0, 2, 3})
+    CHECK(names_thread(r.err, t));
+  CHECK(names_location(r.err, "early_return", line0));
+  CHECK(names_location(r.err, "early_return", line_others));
+}
+
+TEST_CASE("barrier_mismatch: named barriers with different ids", "[fault]") {
+  const int line = line_of("barrier_mismatch", "@barrier_mismatch");
+  SECTION("2 threads: both threads and both ids are named") {
+    const result r = launch_program(2, "barrier_mismatch");
+    require_exit(r, 1);
+    INFO(r);
+    CHECK(contains_nocase(r.err, "mismatch"));
+    CHECK(names_thread(r.err, 0));
+    CHECK(names_thread(r.err, 1));
+    CHECK(matches(r.err, "\\b100\\b"));
+    CHECK(matches(r.err, "\\b101\\b"));
+    CHECK(names_location(r.err, "barrier_mismatch", line));
+  }
+  SECTION("4 threads") {
+    const result r = launch_program(4, "barrier_mismatch");
+    require_exit(r, 1);
+    INFO(r);
+    CHECK(contains_nocase(r.err, "mismatch"));
+    CHECK(names_location(r.err, "barrier_mismatch", line));
+  }
+}
+
+TEST_CASE("wait_without_notify: misuse ends the job with status 1", "[fault]") {
+  const int line = line_of("wait_without_notify", "@wait_without_notify");
+  const result r = launch_program(3, "wait_without_notify");
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(names_thread(r.err, 1));
+  CHECK(contains_nocase(r.err, "notify"));
+  CHECK(names_location(r.err, "wait_without_notify", line));
+}
+
+TEST_CASE("collective_mismatch: a barrier meeting all_lock_alloc is caught", "[fault]") {
+  const int alloc_line = line_of("collective_mismatch", "@collective_mismatch:alloc");
+  const int barrier_line = line_of("collective_mismatch", "@collective_mismatch:barrier");
+  const result r = launch_program(2, "collective_mismatch");
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(contains_nocase(r.err, "mismatch"));
+  CHECK(names_thread(r.err, 0));
+  CHECK(names_thread(r.err, 1));
+  CHECK(names_location(r.err, "collective_mismatch", alloc_line));
+  CHECK(names_location(r.err, "collective_mismatch", barrier_line));
+}
+
+// ---------------------------------------------------------------------------------------------
+// pgasrun itself.
+
+TEST_CASE("pgasrun usage errors: status 2 and one 'pgasrun: error:' line", "[pgasrun]") {
+  const std::string hello = program("hello");
+  require_usage_error({"-n", "0", hello}, 2, "0");
+  require_usage_error({"-n", "-3", hello}, 2, "-3");
+  require_usage_error({"-n", "abc", hello}, 2, "abc");
+  const char* max_env = std::getenv("MAX_THREADS");
+  const int max_threads = max_env != nullptr ? std::atoi(max_env) : 4096;
+  if (max_threads < 5000) require_usage_error({"-n", "5000", hello}, 2, "5000");
+  const std::string too_many = std::to_string(max_threads + 1);
+  require_usage_error({"-n", too_many, hello}, 2, too_many);
+  require_usage_error({"-n", "2"}, 2, "program");
+  require_usage_error({"--frobnicate", "-n", "2", hello}, 2, "frobnicate");
+  require_usage_error({"-n", "2", "--bind-to", "banana", hello}, 2, "banana");
+  require_usage_error({"-n", "2", "--map-by", "banana", hello}, 2, "banana");
+  // As a shell passes --topology synthetic:"bogus:7" (quotes removed) and with them kept.
+  require_usage_error({"--topology", "synthetic:bogus:7", "--dry-run", "-n", "2", hello}, 2,
+                      "bogus");
+  require_usage_error({"--topology", "synthetic:\"bogus:7\"", "--dry-run", "-n", "2", hello}, 2,
+                      "bogus");
+}
+
+TEST_CASE("pgasrun: a program that cannot be run exits 127", "[pgasrun]") {
+  SECTION("missing") {
+    require_usage_error({"-n", "2", "./does-not-exist"}, 127, "does-not-exist");
+  }
+  SECTION("not executable") {
+    char path[] = "/tmp/pgasrun_test_noexec_XXXXXX";
+    const int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    const char text[] = "not a program\n";
+    REQUIRE(write(fd, text, sizeof text - 1) == static_cast<ssize_t>(sizeof text - 1));
+    close(fd);
+    REQUIRE(chmod(path, 0644) == 0);
+    const std::string file = path;
+    const std::string base = file.substr(file.rfind('/') + 1);
+    require_usage_error({"-n", "2", file}, 127, base);
+    unlink(path);
+  }
+}
+
+TEST_CASE("pgasrun --help and --version print on stdout and exit 0", "[pgasrun]") {
+  SECTION("--help") {
+    const result r = launch({"--help"});
+    require_exit(r, 0);
+    INFO(r);
+    CHECK_FALSE(r.out.empty());
+    CHECK(contains(r.out, "-n"));
+    CHECK(contains(r.out, "--bind-to"));
+    CHECK(contains(r.out, "--map-by"));
+    CHECK(contains(r.out, "--report-bindings"));
+  }
+  SECTION("--version") {
+    const result r = launch({"--version"});
+    require_exit(r, 0);
+    INFO(r);
+    CHECK_FALSE(r.out.empty());
+    const char* version = std::getenv("EXPECTED_VERSION");
+    if (version != nullptr) CHECK(contains(r.out, version));
+  }
+}
+
+TEST_CASE("pgasrun --report-bindings prints one row per thread on stderr", "[pgasrun]") {
+  const result r = launch({"-n", "2", "--report-bindings", program("hello")});
+  require_exit(r, 0);
+  INFO(r);
+  CHECK(contains(r.out, "hello from thread 1 of 2\n"));
+  // A row starts with the thread number (possibly after "thread" or a table border).
+  for (int t : {0, 1}) {
+    INFO("row for thread " << t);
+    CHECK(matches(r.err, "^[ \\t|]*(thread\\s*)?" + std::to_string(t) + "(?![0-9])"));
+  }
+  CHECK_FALSE(matches(r.err, "^[ \\t|]*(thread\\s*)?2(?![0-9])"));
+  CHECK(contains_nocase(r.err, "core"));
+}
+
+TEST_CASE("pgasrun --dry-run plans without running the program", "[pgasrun]") {
+  const result r = launch(
+      {"-n", "4", "--topology", "synthetic:package:2 core:2 pu:1", "--dry-run", program("hello")});
+  require_exit(r, 0);
+  INFO(r);
+  CHECK_FALSE(contains(r.out, "hello from"));
+  CHECK_FALSE((r.out + r.err).empty());  // the plan is printed
+}

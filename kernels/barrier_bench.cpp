@@ -92,9 +92,9 @@ void session_run(int me, session& s, Barrier bar) {
 
 // --- the four teams -------------------------------------------------------------------------
 
-// pgas::run binds thread 0 (the caller) and may leave it bound; libgomp's pool and later
-// std::threads inherit the caller's mask, so the main thread's mask is put back after each job
-// to keep the other implementations free to use every core.
+// pgas::run binds thread 0, the caller, to one core for the job. runtime.hpp does not promise to
+// unbind it afterwards, and libgomp's pool and later std::threads inherit the caller's mask, so
+// the mask is put back here to leave the other implementations every core.
 void team_pgas(session& s, int argc, char** argv) {
   cpu_set_t mask;
   const bool saved = pthread_getaffinity_np(pthread_self(), sizeof mask, &mask) == 0;

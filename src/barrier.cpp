@@ -68,7 +68,14 @@ std::string describe(const thread_record& r) {
   return s;
 }
 
+bool at_rest(int t) {
+  job* j = job_current();
+  return j->record(t).state.load(std::memory_order_acquire) != thread_state::running;
+}
+
 [[noreturn]] void report_mismatch(job& j, const barrier_op& mine, const signature& established) {
+  if (!fault_claim()) fault_park();
+  fault_settle(j.threads, at_rest);
   const bool both_barriers = mine.kind == op_kind::barrier &&
                              established.kind == static_cast<std::uint8_t>(op_kind::barrier);
   std::string msg =
@@ -93,6 +100,8 @@ std::string describe(const thread_record& r) {
 }
 
 [[noreturn]] void report_deadlock(job& j) {
+  if (!fault_claim()) fault_park();
+  fault_settle(j.threads, at_rest);
   std::string returned;
   std::string waiting;
   for (int t = 0; t < j.threads; ++t) {
@@ -152,6 +161,9 @@ void barrier_arrive(job& j, const barrier_op& op) {
   // Read before arriving: the phase cannot complete until this thread has arrived.
   me.wait_generation = b.generation.load(std::memory_order_acquire);
   const auto kind = static_cast<std::uint8_t>(op.kind);
+  // Ask for the line in exclusive state before reading it: a plain load would fetch it shared
+  // and the CAS would then need a second transfer to upgrade it.
+  __builtin_prefetch(&b.arrivals, 1, 3);
   std::uint64_t w = b.arrivals.load(std::memory_order_relaxed);
   std::uint64_t next;
   do {

@@ -12,6 +12,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +28,7 @@ namespace pgas::detail {
 namespace {
 
 std::atomic<bool> ending{false};
+thread_local bool claimed_here = false;
 std::terminate_handler previous_terminate = nullptr;
 
 // Appends text to a fixed buffer without allocating (signal handlers).
@@ -150,7 +152,24 @@ void faults_thread_end() {
 }
 
 bool fault_claim() noexcept {
-  return !ending.exchange(true);
+  if (claimed_here) return true;
+  claimed_here = !ending.exchange(true);
+  return claimed_here;
+}
+
+void fault_settle(int threads, bool (*settled)(int thread)) noexcept {
+  // The job is doomed, but a report that shows where every thread got to is worth a short
+  // wait: threads still on their way to a barrier reach it, or return, within moments.
+  const std::uint64_t deadline = os_now_ns() + 200'000'000;
+  for (int t = 0; t < threads;) {
+    if (settled(t)) {
+      ++t;
+    } else if (os_now_ns() > deadline) {
+      return;
+    } else {
+      os_yield();
+    }
+  }
 }
 
 void fault_park() noexcept {

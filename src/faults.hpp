@@ -27,6 +27,10 @@ void faults_thread_end();
 bool fault_claim() noexcept;
 [[noreturn]] void fault_park() noexcept;
 
+/// After claiming: waits up to 200 ms until settled(t) holds for every thread t, so that a
+/// report can say where each thread is.
+void fault_settle(int threads, bool (*settled)(int thread)) noexcept;
+
 /// Prints `message` (each line prefixed "pgas: ") and ends the job with `status`.
 [[noreturn]] void fault_end_job(std::string_view message, int status);
 

@@ -86,21 +86,30 @@ std::vector<int> cpus_sharing(const machine& m, int home, int pu_info::*field) {
 std::vector<thread_place> place(const machine& m, int threads, bind_policy bind, map_policy map) {
   if (threads < 1) throw std::invalid_argument("place: the thread count must be at least 1");
   if (m.pu_count() == 0) throw std::invalid_argument("place: the machine has no PUs");
-  std::vector<std::vector<int>> doms;
-  if (map == map_policy::numa) doms = domains(m, &pu_info::numa);
-  if (map == map_policy::socket) doms = domains(m, &pu_info::package);
+  // The order in which PUs receive threads. map core: logical order. map numa/socket: deal
+  // round-robin over the domains, each giving its next PU in logical order; a domain whose PUs
+  // are all taken is skipped, so uneven domains never double up while PUs are free. With
+  // more threads than PUs the sequence repeats. (On even domains this is thread t -> domain
+  // t % D, its (t / D)-th PU.)
+  std::vector<int> order;
+  order.reserve(static_cast<std::size_t>(m.pu_count()));
+  if (map == map_policy::core) {
+    for (int i = 0; i < m.pu_count(); ++i)
+      order.push_back(i);
+  } else {
+    const auto doms = domains(m, map == map_policy::numa ? &pu_info::numa : &pu_info::package);
+    for (std::size_t round = 0; order.size() < static_cast<std::size_t>(m.pu_count()); ++round) {
+      for (const std::vector<int>& dom : doms) {
+        if (round < dom.size()) order.push_back(dom[round]);
+      }
+    }
+  }
 
   std::vector<thread_place> plan(static_cast<std::size_t>(threads));
   for (int t = 0; t < threads; ++t) {
     thread_place& p = plan[static_cast<std::size_t>(t)];
     p.thread = t;
-    if (map == map_policy::core) {
-      p.pu = t % m.pu_count();
-    } else {
-      const int d = static_cast<int>(doms.size());
-      const std::vector<int>& dom = doms[static_cast<std::size_t>(t % d)];
-      p.pu = dom[static_cast<std::size_t>((t / d) % static_cast<int>(dom.size()))];
-    }
+    p.pu = order[static_cast<std::size_t>(t % m.pu_count())];
     switch (bind) {
       case bind_policy::core:
         p.cpus = cpus_sharing(m, p.pu, &pu_info::core);

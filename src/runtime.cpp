@@ -24,7 +24,7 @@
 namespace pgas {
 
 namespace detail {
-thread_local int tls_mythread __attribute__((tls_model("initial-exec"))) = 0;
+thread_local constinit int tls_mythread __attribute__((tls_model("initial-exec"))) = 0;
 int job_threads = 1;
 
 namespace {
@@ -258,9 +258,13 @@ bool in_job() noexcept {
   return detail::job_current() != nullptr;
 }
 
-void exit(int status) noexcept {
+void exit(int status, std::source_location where) noexcept {
   if (!detail::fault_claim()) detail::fault_park();
   std::fflush(nullptr);
+  detail::os_write_stderr(
+      fmt::format("pgas: thread {} of {} ended the job with pgas::exit({}) "
+                  "at {}\n",
+                  mythread(), threads(), status, detail::where_string(where)));
   detail::os_exit(status);
 }
 

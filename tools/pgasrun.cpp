@@ -108,11 +108,11 @@ int parse_threads(const std::string& text) {
   long value = 0;
   const char* first = text.data();
   const char* last = first + text.size();
-  auto [end, ec] = std::from_chars(first, last, value);
   if (!text.empty() && text[0] == 'p') {
     // mpirun's single-dash "-np 4" reaches us as -n with the value "p".
     throw usage_error("unknown option '-n" + text + "' (write -n N or --np N)");
   }
+  auto [end, ec] = std::from_chars(first, last, value);
   if (text.empty() || end != last || (ec != std::errc{} && ec != std::errc::result_out_of_range)) {
     throw usage_error("-n '" + text + "' is not a whole number of threads (1 to " +
                       std::to_string(max) + ")");
@@ -160,7 +160,7 @@ void check_program(const std::string& program) {
 
 void set_env(const char* name, const std::string& value) {
   if (setenv(name, value.c_str(), 1) != 0) {
-    fail(exit_usage, std::string("cannot set ") + name + ": " + std::strerror(errno));
+    fail(1, std::string("cannot set ") + name + ": " + std::strerror(errno));
   }
 }
 
@@ -265,6 +265,16 @@ int launch(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     std::printf("%s\n", e.what());
     return 0;
+  } catch (const CLI::ArgumentMismatch& e) {
+    // CLI11 says "--np: 1 required N missing" for a trailing `-n`.
+    std::string what = one_line(e.what());
+    const auto colon = what.find(": 1 required ");
+    if (colon != std::string::npos && what.ends_with(" missing")) {
+      std::string name = what.substr(0, colon);
+      if (name == "--np") name = "-n";
+      what = name + " needs a value";
+    }
+    throw usage_error(what + " (see pgasrun --help)");
   } catch (const CLI::ParseError& e) {
     throw usage_error(one_line(e.what()));
   }
@@ -280,9 +290,13 @@ int launch(int argc, char** argv) {
   if (n_opt->count() > 0) given.threads = parse_threads(o.threads);
   try {
     if (bind_opt->count() > 0) given.bind_to = pgas::parse_bind_policy(o.bind_to);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--bind-to: ") + e.what());
+  }
+  try {
     if (map_opt->count() > 0) given.map_by = pgas::parse_map_policy(o.map_by);
   } catch (const std::invalid_argument& e) {
-    throw usage_error(e.what());
+    throw usage_error(std::string("--map-by: ") + e.what());
   }
   if (topo_opt->count() > 0) {
     if (o.topology.empty()) throw usage_error("--topology needs a synthetic:DESC or an XML file");

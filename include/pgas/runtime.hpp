@@ -20,6 +20,7 @@
 #include <concepts>
 #include <functional>
 #include <optional>
+#include <source_location>
 #include <string>
 #include <type_traits>
 
@@ -71,23 +72,36 @@ int run(int argc, char** argv, body_function body);
 /// As above, with explicit options (empty fields still come from the environment).
 int run(const run_options& options, int argc, char** argv, body_function body);
 
-/// Convenience forms for bodies that take no arguments and/or return nothing (treated as 0).
+namespace detail {
+// Wraps a body that takes no arguments and/or returns nothing (treated as 0).
+template <class F>
+body_function adapt_body(F&& body) {
+  return [b = std::forward<F>(body)](int, char**) mutable {
+    if constexpr (std::is_void_v<std::invoke_result_t<F&>>) {
+      b();
+      return 0;
+    } else {
+      return static_cast<int>(b());
+    }
+  };
+}
+}  // namespace detail
+
+/// Convenience forms for bodies `int()` or `void()` (a void body counts as returning 0).
 template <class F>
 requires(!std::is_convertible_v<F, body_function> &&
-         std::invocable<F>) int run(int argc, char** argv, F&& body) {
-  return run(argc, argv, body_function([b = std::forward<F>(body)](int, char**) mutable {
-               if constexpr (std::is_void_v<std::invoke_result_t<F>>) {
-                 b();
-                 return 0;
-               } else {
-                 return static_cast<int>(b());
-               }
-             }));
+         std::invocable<F&>) int run(int argc, char** argv, F&& body) {
+  return run(argc, argv, detail::adapt_body(std::forward<F>(body)));
+}
+template <class F>
+requires(!std::is_convertible_v<F, body_function> &&
+         std::invocable<F&>) int run(const run_options& options, int argc, char** argv, F&& body) {
+  return run(options, argc, argv, detail::adapt_body(std::forward<F>(body)));
 }
 
 namespace detail {
 // Initial-exec TLS: one instruction to read, and safe to read from a signal handler.
-extern thread_local int tls_mythread __attribute__((tls_model("initial-exec")));
+extern thread_local constinit int tls_mythread __attribute__((tls_model("initial-exec")));
 extern int job_threads;
 }  // namespace detail
 
@@ -105,10 +119,12 @@ inline int threads() noexcept {
 /// True while a job started by pgas::run() is running (in any of its threads).
 bool in_job() noexcept;
 
-/// Ends the whole job with `status` (UPC `upc_global_exit`): flushes stdio and terminates
-/// every thread at once, without running destructors or atexit handlers. Callable from any
-/// thread; the first caller's status wins.
-[[noreturn]] void exit(int status) noexcept;
+/// Ends the whole job with `status` (UPC `upc_global_exit`): flushes stdio, prints one line
+/// naming the calling thread, the status and the call site on stderr, and terminates every
+/// thread at once, without running destructors or atexit handlers. Callable from any thread;
+/// the first caller's status wins.
+[[noreturn]] void exit(int status,
+                       std::source_location where = std::source_location::current()) noexcept;
 
 /// The machine and placement the running job was started with (thread t's entry is
 /// placement()[t]). Only meaningful inside a job.

@@ -23,8 +23,9 @@ namespace pgas {
 enum class bind_policy { core, numa, socket, none };
 
 /// How threads are dealt over the machine (pgasrun `--map-by`): `core` fills PUs in logical
-/// order; `numa` and `socket` deal threads round-robin over NUMA nodes or packages, filling
-/// each domain's PUs in order.
+/// order; `numa` and `socket` deal threads round-robin over NUMA nodes or packages, each
+/// domain giving its next PU in logical order and domains whose PUs are all taken being
+/// skipped. Past one thread per PU, the same sequence repeats.
 enum class map_policy { core, numa, socket };
 
 /// Parses "core", "numa", "socket", "none" (bind) / "core", "numa", "socket" (map).

@@ -1,15 +1,19 @@
 // Integration program: a fatal signal in one thread ends the whole job, which dies of it.
-// After a barrier, thread 1 stores through a null pointer (volatile, so the compiler keeps the
-// store) while every other thread waits at a second barrier.
+// Usage: segv [THREAD] (default 1). After a barrier, THREAD stores through a null pointer while
+// every other thread waits at a second barrier.
+#include <cstdlib>
+
 #include <pgas/pgas.hpp>
 
 int main(int argc, char** argv) {
-  return pgas::run(argc, argv, [] {
+  return pgas::run(argc, argv, [](int ac, char** av) {
+    const int victim = ac > 1 ? std::atoi(av[1]) : 1;
     pgas::barrier();
-    if (pgas::mythread() == 1) {
-      int* volatile null = nullptr;
+    if (pgas::mythread() == victim) {
+      volatile int* volatile null = nullptr;  // both volatile: neither load nor store elided
       *null = 42;
     }
     pgas::barrier();
+    return 0;
   });
 }

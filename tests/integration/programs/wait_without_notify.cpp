@@ -1,5 +1,5 @@
 // Integration program: wait() without a preceding notify() is misuse.
-// Thread 1 calls pgas::wait() (the @wait_without_notify marker) while the other threads do a
+// Thread 1 calls pgas::wait() (the line with the marker) while the other threads do a
 // correct notify()/wait() pair; the job must end with status 1 naming thread 1 and the line.
 #include <pgas/pgas.hpp>
 

@@ -171,17 +171,20 @@ TEST_CASE("bind lists OS indices, sorted, when they differ from logical ones", "
              {{0, 4}, {2, 6}, {0, 4}, {2, 6}});
 }
 
-TEST_CASE("map numa on uneven NUMA nodes deals by the rule", "[placement]") {
+TEST_CASE("map numa on uneven NUMA nodes skips full nodes", "[placement]") {
   // Node 0 has four PUs (L#0..3), node 1 two (L#4..5); every PU is its own core.
   const pgas::machine m({pu(0, 0, 0, 0), pu(1, 1, 1, 0), pu(2, 2, 2, 0), pu(3, 3, 3, 0),
                          pu(4, 4, 4, 1), pu(5, 5, 5, 1)},
                         "uneven");
   check_plan(pgas::place(m, 4, bind_policy::numa, map_policy::numa), {0, 4, 1, 5},
              {span(0, 3), span(4, 5), span(0, 3), span(4, 5)});
-  // Thread 5 → node 1, PU (5/2)%2 = 0 of it: L#4 again, although L#3 is free. This is the
-  // documented round-robin rule (balance over domains first), not a fill of free PUs.
-  check_plan(pgas::place(m, 6, bind_policy::core, map_policy::numa), {0, 4, 1, 5, 2, 4},
-             {{0}, {4}, {1}, {5}, {2}, {4}});
+  // Node 1 is full after threads 1 and 3, so the deal skips it: threads 4 and 5 take the
+  // free L#2 and L#3 rather than doubling up on node 1 while node 0 has idle PUs.
+  check_plan(pgas::place(m, 6, bind_policy::core, map_policy::numa), {0, 4, 1, 5, 2, 3},
+             {{0}, {4}, {1}, {5}, {2}, {3}});
+  // Past one thread per PU the same sequence repeats.
+  check_plan(pgas::place(m, 8, bind_policy::core, map_policy::numa), {0, 4, 1, 5, 2, 3, 0, 4},
+             {{0}, {4}, {1}, {5}, {2}, {3}, {0}, {4}});
 }
 
 TEST_CASE("a machine without NUMA information is one NUMA domain", "[placement]") {

@@ -1,0 +1,119 @@
+// Tests src/barrier.cpp: barrier phases, named barriers that agree, split-phase notify/wait,
+// and the memory ordering the header promises (plain writes before a barrier are seen after
+// it; thread sanitizer runs of this file check the ordering as well).
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <vector>
+
+#include <pgas/pgas.hpp>
+
+namespace {
+pgas::run_options opts(int threads) {
+  pgas::run_options o;
+  o.threads = threads;
+  o.bind_to = pgas::bind_policy::none;
+  return o;
+}
+}  // namespace
+
+TEST_CASE("no thread leaves a phase before all have entered it", "[barrier]") {
+  for (int n : {1, 2, 3, 4, 7}) {
+    std::atomic<int> arrived{0};
+    std::atomic<int> early{0};
+    pgas::run(opts(n), 0, nullptr, [&] {
+      for (int phase = 1; phase <= 200; ++phase) {
+        arrived.fetch_add(1, std::memory_order_relaxed);
+        pgas::barrier();
+        if (arrived.load(std::memory_order_relaxed) < phase * n) early++;
+        pgas::barrier();
+      }
+    });
+    INFO(n << " threads");
+    CHECK(early == 0);
+    CHECK(arrived == 200 * n);
+  }
+}
+
+TEST_CASE("plain writes before a barrier are visible after it", "[barrier]") {
+  const int n = 4;
+  std::vector<long> data(static_cast<std::size_t>(n));  // deliberately not atomic
+  std::atomic<int> wrong{0};
+  pgas::run(opts(n), 0, nullptr, [&] {
+    const auto me = static_cast<std::size_t>(pgas::mythread());
+    for (long round = 1; round <= 100; ++round) {
+      data[me] = round * 1000 + static_cast<long>(me);
+      pgas::barrier();
+      for (std::size_t t = 0; t < data.size(); ++t) {
+        if (data[t] != round * 1000 + static_cast<long>(t)) wrong++;
+      }
+      pgas::barrier();
+    }
+  });
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("named barriers with equal ids, and anonymous ones, match", "[barrier]") {
+  std::atomic<int> done{0};
+  pgas::run(opts(3), 0, nullptr, [&] {
+    for (int i = 0; i < 50; ++i) {
+      pgas::barrier(i);
+      // UPC: a barrier without an id matches any id.
+      if (pgas::mythread() == 1) {
+        pgas::barrier();
+      } else {
+        pgas::barrier(-i);
+      }
+      pgas::notify(i);
+      pgas::wait(i);
+    }
+    done++;
+  });
+  CHECK(done == 3);
+}
+
+TEST_CASE("split-phase: local work between notify and wait", "[barrier]") {
+  const int n = 3;
+  std::vector<int> published(static_cast<std::size_t>(n), 0);
+  std::atomic<int> wrong{0};
+  std::atomic<long> local_work{0};
+  pgas::run(opts(n), 0, nullptr, [&] {
+    const auto me = static_cast<std::size_t>(pgas::mythread());
+    for (int round = 1; round <= 100; ++round) {
+      published[me] = round;
+      pgas::notify();
+      long sum = 0;
+      for (int k = 0; k < 1000; ++k)
+        sum += k;  // work that needs nobody else
+      local_work += sum;
+      pgas::wait();
+      for (std::size_t t = 0; t < published.size(); ++t) {
+        if (published[t] < round) wrong++;
+      }
+      pgas::barrier();
+    }
+  });
+  CHECK(wrong == 0);
+  CHECK(local_work == 100L * n * 499500);
+}
+
+TEST_CASE("fence is callable anywhere", "[barrier]") {
+  pgas::fence();
+  pgas::run(opts(2), 0, nullptr, [] { pgas::fence(); });
+  SUCCEED();
+}
+
+TEST_CASE("oversubscribed barriers complete", "[barrier]") {
+  const int n = 4 * pgas::machine::current().pu_count();
+  std::atomic<int> count{0};
+  std::atomic<int> wrong{0};
+  pgas::run(opts(n), 0, nullptr, [&] {
+    for (int i = 1; i <= 300; ++i) {
+      count.fetch_add(1);
+      pgas::barrier();
+      if (count.load() != i * n) wrong++;
+      pgas::barrier();
+    }
+  });
+  CHECK(wrong == 0);
+}

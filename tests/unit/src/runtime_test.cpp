@@ -1,0 +1,197 @@
+// Tests src/runtime.cpp: starting jobs, thread identity, exit statuses, option resolution and
+// real thread binding (checked with sched_getaffinity).
+#include <sched.h>
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include <pgas/pgas.hpp>
+
+namespace {
+
+pgas::run_options opts(int threads, pgas::bind_policy bind = pgas::bind_policy::none) {
+  pgas::run_options o;
+  o.threads = threads;
+  o.bind_to = bind;
+  o.report_bindings = false;
+  o.topology = "";
+  return o;
+}
+
+std::vector<int> my_affinity() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof set, &set);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+}  // namespace
+
+TEST_CASE("outside a job there is one thread, number 0", "[runtime]") {
+  CHECK(pgas::mythread() == 0);
+  CHECK(pgas::threads() == 1);
+  CHECK_FALSE(pgas::in_job());
+}
+
+TEST_CASE("every thread runs the body once with its own number", "[runtime]") {
+  for (int n : {1, 2, 3, 5}) {
+    std::vector<std::atomic<int>> seen(static_cast<std::size_t>(n));
+    std::atomic<int> bad{0};
+    int rc = pgas::run(opts(n), 0, nullptr, [&](int, char**) {
+      if (pgas::threads() != n || !pgas::in_job()) bad++;
+      seen[static_cast<std::size_t>(pgas::mythread())]++;
+      return 0;
+    });
+    CHECK(rc == 0);
+    CHECK(bad == 0);
+    for (auto& s : seen)
+      CHECK(s == 1);
+  }
+  CHECK(pgas::threads() == 1);
+}
+
+TEST_CASE("the caller becomes thread 0", "[runtime]") {
+  const auto caller = pthread_self();
+  std::atomic<bool> same{false};
+  pgas::run(opts(3), 0, nullptr, [&] {
+    if (pgas::mythread() == 0) same = pthread_equal(caller, pthread_self()) != 0;
+  });
+  CHECK(same);
+}
+
+TEST_CASE("argc and argv reach every thread", "[runtime]") {
+  char a0[] = "prog", a1[] = "--flag";
+  char* argv[] = {a0, a1, nullptr};
+  std::atomic<int> ok{0};
+  pgas::run(opts(2), 2, argv, [&](int argc, char** av) {
+    if (argc == 2 && std::string(av[1]) == "--flag") ok++;
+    return 0;
+  });
+  CHECK(ok == 2);
+}
+
+TEST_CASE("the job status is the first non-zero status in thread order", "[runtime]") {
+  CHECK(pgas::run(opts(4), 0, nullptr, [](int, char**) { return pgas::mythread() == 2 ? 5 : 0; }) ==
+        5);
+  CHECK(pgas::run(opts(4), 0, nullptr, [](int, char**) {
+          return pgas::mythread() >= 1 ? 10 + pgas::mythread() : 0;
+        }) == 11);
+  CHECK(pgas::run(opts(3), 0, nullptr, [](int, char**) { return 0; }) == 0);
+  CHECK(pgas::run(opts(2), 0, nullptr, [] { return 3; }) == 3);
+}
+
+TEST_CASE("thread_local state is private to each thread", "[runtime]") {
+  static thread_local int mine = -1;
+  std::atomic<int> bad{0};
+  pgas::run(opts(4), 0, nullptr, [&] {
+    mine = pgas::mythread();
+    pgas::barrier();
+    if (mine != pgas::mythread()) bad++;
+  });
+  CHECK(bad == 0);
+}
+
+TEST_CASE("options come from the environment when not given", "[runtime]") {
+  ::setenv("PGAS_THREADS", "3", 1);
+  ::setenv("PGAS_BIND_TO", "numa", 1);
+  ::setenv("PGAS_MAP_BY", "socket", 1);
+  pgas::run_options r = pgas::run_options{}.resolved();
+  CHECK(*r.threads == 3);
+  CHECK(*r.bind_to == pgas::bind_policy::numa);
+  CHECK(*r.map_by == pgas::map_policy::socket);
+  CHECK_FALSE(*r.report_bindings);
+
+  pgas::run_options explicit_opts;
+  explicit_opts.threads = 2;
+  CHECK(*explicit_opts.resolved().threads == 2);
+
+  ::setenv("PGAS_THREADS", "abc", 1);
+  CHECK_THROWS_WITH(pgas::run_options{}.resolved(), Catch::Contains("PGAS_THREADS='abc'"));
+  ::setenv("PGAS_THREADS", "0", 1);
+  CHECK_THROWS_AS(pgas::run_options{}.resolved(), std::invalid_argument);
+  ::setenv("PGAS_THREADS", "2", 1);
+  ::setenv("PGAS_BIND_TO", "banana", 1);
+  CHECK_THROWS_WITH(pgas::run_options{}.resolved(), Catch::Contains("banana"));
+  ::unsetenv("PGAS_THREADS");
+  ::unsetenv("PGAS_BIND_TO");
+  ::unsetenv("PGAS_MAP_BY");
+  CHECK(*pgas::run_options{}.resolved().threads == 1);
+  CHECK(*pgas::run_options{}.resolved().bind_to == pgas::bind_policy::core);
+
+  pgas::run_options too_many;
+  too_many.threads = pgas::config::max_threads + 1;
+  CHECK_THROWS_AS(too_many.resolved(), std::invalid_argument);
+}
+
+TEST_CASE("bind-to core really binds each thread to its planned CPUs", "[runtime]") {
+  const auto before = my_affinity();
+  const int n = std::min(2, pgas::machine::current().pu_count());
+  std::vector<std::vector<int>> got(static_cast<std::size_t>(n));
+  std::vector<std::vector<int>> planned(static_cast<std::size_t>(n));
+  int rc = pgas::run(opts(n, pgas::bind_policy::core), 0, nullptr, [&] {
+    const auto t = static_cast<std::size_t>(pgas::mythread());
+    got[t] = my_affinity();
+    planned[t] = pgas::job_placement()[t].cpus;
+  });
+  CHECK(rc == 0);
+  for (int t = 0; t < n; ++t) {
+    INFO("thread " << t);
+    CHECK(got[static_cast<std::size_t>(t)] == planned[static_cast<std::size_t>(t)]);
+    CHECK(planned[static_cast<std::size_t>(t)].size() >= 1);
+  }
+  // Thread 0 is the caller's thread: its binding is restored afterwards.
+  CHECK(my_affinity() == before);
+}
+
+TEST_CASE("bind-to none leaves threads free", "[runtime]") {
+  const auto before = my_affinity();
+  std::vector<int> got;
+  pgas::run(opts(1, pgas::bind_policy::none), 0, nullptr, [&] { got = my_affinity(); });
+  CHECK(got == before);
+}
+
+TEST_CASE("a described topology is planned and reported, never applied", "[runtime]") {
+  const auto before = my_affinity();
+  pgas::run_options o = opts(4, pgas::bind_policy::core);
+  o.topology = "synthetic:package:2 core:2 pu:1";
+  std::vector<int> got;
+  std::size_t plan_size = 0;
+  int pus = 0;
+  pgas::run(o, 0, nullptr, [&] {
+    if (pgas::mythread() == 1) got = my_affinity();
+    if (pgas::mythread() == 0) {
+      plan_size = pgas::job_placement().size();
+      pus = pgas::job_machine().pu_count();
+    }
+  });
+  CHECK(plan_size == 4);
+  CHECK(pus == 4);
+  CHECK(got == before);
+}
+
+TEST_CASE("more threads than PUs still run correctly", "[runtime]") {
+  std::atomic<int> sum{0};
+  const int n = 3 * pgas::machine::current().pu_count() + 1;
+  int rc = pgas::run(opts(n, pgas::bind_policy::core), 0, nullptr, [&] {
+    for (int i = 0; i < 50; ++i) {
+      sum++;
+      pgas::barrier();
+    }
+  });
+  CHECK(rc == 0);
+  CHECK(sum == 50 * n);
+}
+
+TEST_CASE("jobs can run one after another", "[runtime]") {
+  for (int i = 0; i < 20; ++i) {
+    CHECK(pgas::run(opts(2), 0, nullptr, [] { pgas::barrier(); }) == 0);
+  }
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# tools/bootstrap.sh — the README's two commands: set up a fresh Debian 12 machine (as root,
+# installing what is missing with apt-get), build, and then either run the demo or run every
+# test suite (the default build, then the runtime's unit tests under address+undefined and
+# thread sanitizers). `test` ends with one line "N passed, N failed".
+#
+#   bash tools/bootstrap.sh demo
+#   bash tools/bootstrap.sh test
+set -euo pipefail
+
+mode=${1:-}
+case "$mode" in
+  demo | test) ;;
+  *)
+    echo "usage: bash tools/bootstrap.sh demo|test" >&2
+    exit 2
+    ;;
+esac
+cd "$(dirname "$0")/.."
+
+packages=(g++ meson ninja-build pkgconf libhwloc-dev hwloc libnuma-dev libjemalloc-dev catch2
+  libcli11-dev libfmt-dev nlohmann-json3-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "== installing: ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "bootstrap: these Debian packages are missing and installing them needs root: ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Configures (or reconfigures) a build directory with the given options.
+setup() {
+  local dir=$1
+  shift
+  if [ -f "$dir/build.ninja" ]; then
+    meson configure "$dir" "$@" >/dev/null
+  else
+    meson setup "$dir" "$@" >/dev/null
+  fi
+}
+
+if [ "$mode" = demo ]; then
+  setup build
+  ninja -C build
+  echo
+  echo "== pgasrun -n 2 --report-bindings: pinned threads, and barrier cost against the usual ones"
+  build/tools/pgasrun -n 2 --report-bindings build/kernels/barrier_bench \
+    --threads 1,2,4 --seconds 0.1 --reps 3
+  exit 0
+fi
+
+passed=0
+failed=0
+# Runs one meson test invocation and adds its Ok/Fail counts to the totals.
+run_suite() {
+  local dir=$1
+  shift
+  local log
+  log=$(mktemp)
+  meson test -C "$dir" --print-errorlogs "$@" 2>&1 | tee "$log" || true
+  local ok fail
+  ok=$(awk '/^Ok:/ {print $2}' "$log")
+  fail=$(awk '/^(Fail|Timeout|Unexpected Pass):/ {s += $NF} END {print s + 0}' "$log")
+  if [ -z "$ok" ]; then
+    # meson did not reach its summary (for instance a build failure): count it as a failure.
+    fail=$((fail + 1))
+    ok=0
+  fi
+  passed=$((passed + ok))
+  failed=$((failed + fail))
+  rm -f "$log"
+}
+
+echo "== default build: unit, integration and tool tests"
+setup build
+if ninja -C build; then
+  run_suite build --suite unit --suite integration --suite tools
+else
+  failed=$((failed + 1))
+fi
+
+for san in address,undefined thread; do
+  dir=build-${san%%,*}
+  echo "== $san sanitizer: unit tests"
+  setup "$dir" -Db_sanitize="$san" -Db_lundef=false -Dbuildtype=debugoptimized -Dkernels=false
+  if ninja -C "$dir" tests/unit/src/env_test tests/unit/src/topology_test \
+    tests/unit/src/placement_test tests/unit/src/runtime_test tests/unit/src/barrier_test \
+    tests/unit/src/lock_test; then
+    # halt_on_error: any report fails the test instead of scrolling by.
+    ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+      run_suite "$dir" --suite unit --no-rebuild
+  else
+    failed=$((failed + 1))
+  fi
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -46,8 +46,10 @@ std::uint64_t pack(std::uint32_t count, std::uint8_t kind, bool has_id, std::int
          (std::uint64_t{static_cast<std::uint32_t>(id)} << id_shift);
 }
 
-// How long the yield stage lasts before a waiter sleeps on the futex.
-constexpr std::uint64_t yield_stage_ns = 2'000'000;
+// A yield slower than this gave the CPU to another process (see backoff).
+constexpr std::uint64_t slow_yield_ns = 50'000;
+// After a slow yield, waits go from spinning straight to sleeping for this long.
+constexpr std::uint64_t yield_ban_ns = 50'000'000;
 // Sleepers wake this often to re-check for deadlock.
 constexpr std::uint64_t sleep_slice_ns = 50'000'000;
 
@@ -127,18 +129,52 @@ void check_deadlock(job& j) {
 
 }  // namespace
 
+namespace {
+// Until this time (os_now_ns) no thread yields: a recent yield was slow (see backoff).
+// Process-wide rather than per job: the load it detects is the machine's.
+std::atomic<std::uint64_t> yields_banned_until{0};
+}  // namespace
+
+backoff::backoff(const job* j) noexcept
+    : spins_left_(j != nullptr ? j->spin : 4000), yields_left_(j != nullptr ? j->yields : 16) {}
+
+template <class Word>
+bool backoff_step(int& spins_left, int& yields_left, const std::atomic<Word>& progress) noexcept {
+  if (spins_left > 0) {
+    --spins_left;
+    os_pause();
+    return true;
+  }
+  if (yields_left <= 0) return false;
+  const std::uint64_t start = os_now_ns();
+  if (start < yields_banned_until.load(std::memory_order_relaxed)) return false;
+  --yields_left;
+  const Word before = progress.load(std::memory_order_relaxed);
+  os_yield();
+  // A slow yield is fine when it ran a sibling thread that made progress (oversubscription);
+  // a slow yield with no progress gave the CPU to another process.
+  if (const std::uint64_t end = os_now_ns();
+      end - start > slow_yield_ns && progress.load(std::memory_order_relaxed) == before) {
+    yields_banned_until.store(end + yield_ban_ns, std::memory_order_relaxed);
+    return false;
+  }
+  return true;
+}
+
+bool backoff::step(const std::atomic<std::uint64_t>& progress) noexcept {
+  return backoff_step(spins_left_, yields_left_, progress);
+}
+
+bool backoff::step(const std::atomic<std::uint32_t>& progress) noexcept {
+  return backoff_step(spins_left_, yields_left_, progress);
+}
+
 void wait_while_equal(job& j, std::atomic<std::uint32_t>& word, std::uint32_t value,
                       std::atomic<std::uint32_t>& sleepers, void (*check)(job&)) {
-  for (int i = 0; i < j.spin; ++i) {
-    if (word.load(std::memory_order_acquire) != value) return;
-    os_pause();
+  for (backoff b(&j); word.load(std::memory_order_acquire) == value;) {
+    if (!b.step(j.barrier.arrivals)) break;
   }
-  const std::uint64_t start = os_now_ns();
-  for (unsigned i = 1;; ++i) {
-    if (word.load(std::memory_order_acquire) != value) return;
-    os_yield();
-    if ((i & 15) == 0 && os_now_ns() - start > yield_stage_ns) break;
-  }
+  if (word.load(std::memory_order_acquire) != value) return;
   sleepers.fetch_add(1, std::memory_order_seq_cst);
   while (word.load(std::memory_order_seq_cst) == value) {
     os_futex_wait(&word, value, sleep_slice_ns);

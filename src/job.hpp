@@ -48,7 +48,8 @@ struct job {
   std::vector<thread_place> plan;
   topology_handle topo;  // this machine, for binding; null when planning on a described one
   bool oversubscribed = false;
-  int spin = 4000;
+  int spin = 4000;  // pause iterations before yielding (PGAS_SPIN)
+  int yields = 16;  // yields before sleeping
   std::size_t stack_bytes = 0;
   body_function body;
   int argc = 0;

@@ -30,7 +30,6 @@ struct alignas(64) lock_state {
 namespace {
 
 constexpr std::size_t quarantine = 1024;
-constexpr std::uint64_t yield_stage_ns = 2'000'000;
 
 struct lock_pool {
   std::mutex mutex;
@@ -74,25 +73,13 @@ lock_state& checked(lock_state* s, const std::source_location& where, const char
   return *s;
 }
 
-int spin_limit() {
-  job* j = job_current();
-  return j != nullptr ? j->spin : 4000;
-}
-
 void acquire_slow(lock_state& s) {
-  for (int i = spin_limit(); i > 0; --i) {
+  for (backoff b(job_current()); b.step(s.word);) {
     std::uint32_t c = 0;
     if (s.word.load(std::memory_order_relaxed) == 0 &&
         s.word.compare_exchange_strong(c, 1, std::memory_order_seq_cst)) {
       return;
     }
-    os_pause();
-  }
-  const std::uint64_t start = os_now_ns();
-  for (unsigned i = 1; (i & 15) != 0 || os_now_ns() - start < yield_stage_ns; ++i) {
-    std::uint32_t c = 0;
-    if (s.word.compare_exchange_strong(c, 1, std::memory_order_seq_cst)) return;
-    os_yield();
   }
   // Sleeping: mark the lock contended so the holder's unlock wakes us.
   while (s.word.exchange(2, std::memory_order_seq_cst) != 0)

@@ -136,6 +136,48 @@ void team_std(session& s) {
   team_threads(s, [&b] { b.arrive_and_wait(); });
 }
 
+// The textbook baseline: a centralised sense-reversing spin barrier with no checks and no
+// escalation, threads pinned like pgas's (thread t on CPU t mod CPUs). It bounds what any
+// counter barrier can do on this machine, and shows why spinning alone fails oversubscribed.
+struct spin_barrier {
+  explicit spin_barrier(int n) : n_(n) {}
+  void wait(bool& sense) {
+    sense = !sense;
+    if (count_.fetch_add(1, std::memory_order_acq_rel) == n_ - 1) {
+      count_.store(0, std::memory_order_relaxed);
+      flag_.store(sense, std::memory_order_release);
+    } else {
+      while (flag_.load(std::memory_order_acquire) != sense)
+        __builtin_ia32_pause();
+    }
+  }
+  const int n_;
+  alignas(64) std::atomic<int> count_{0};
+  alignas(64) std::atomic<bool> flag_{false};
+};
+
+void team_spin(session& s) {
+  spin_barrier b(s.threads);
+  const int cpus = static_cast<int>(std::thread::hardware_concurrency());
+  cpu_set_t saved;
+  pthread_getaffinity_np(pthread_self(), sizeof saved, &saved);
+  std::vector<std::thread> team;
+  auto body = [&s, &b, cpus](int t) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(t % cpus, &one);
+    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+    bool sense = false;
+    session_run(t, s, [&b, &sense] { b.wait(sense); });
+  };
+  for (int t = 1; t < s.threads; ++t)
+    team.emplace_back(body, t);
+  body(0);
+  for (auto& th : team)
+    th.join();
+  pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
+}
+
 // An orphaned `omp barrier` binds to the innermost enclosing parallel region at run time.
 struct omp_barrier {
   void operator()() const {
@@ -173,6 +215,8 @@ void run_session(const std::string& impl, session& s, int argc, char** argv) {
     team_pthread(s);
   } else if (impl == "omp") {
     team_omp(s);
+  } else if (impl == "spin") {
+    team_spin(s);
   } else {
     team_std(s);
   }
@@ -218,7 +262,7 @@ void print_row(const std::string& impl, int threads, const result& r, const opti
   j["median_ns"] = round1(med);
   j["min_ns"] = round1(*std::min_element(r.ns.begin(), r.ns.end()));
   j["max_ns"] = round1(*std::max_element(r.ns.begin(), r.ns.end()));
-  j["seconds"] = med * static_cast<double>(r.iterations) * 1e-9;
+  j["seconds"] = std::round(med * static_cast<double>(r.iterations)) * 1e-9;
   j["verified"] = r.verified;
   if (impl == "omp") {
     j["omp_proc_bind"] = env_or_null("OMP_PROC_BIND");
@@ -235,9 +279,9 @@ int main(int argc, char** argv) {
   app.add_option("--threads", opt.threads, "Thread counts to measure (comma-separated).")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
-  app.add_option("--impl,--variant", opt.impls, "Implementations: pgas,pthread,omp,std.")
+  app.add_option("--impl,--variant", opt.impls, "Implementations: pgas,pthread,omp,std,spin.")
       ->delimiter(',')
-      ->check(CLI::IsMember({"pgas", "pthread", "omp", "std"}));
+      ->check(CLI::IsMember({"pgas", "pthread", "omp", "std", "spin"}));
   app.add_option("--reps", opt.reps, "Timed batches per measurement; median/min/max over them.")
       ->check(CLI::PositiveNumber);
   app.add_option("--seconds", opt.seconds, "Wanted duration of one timed batch.")

@@ -56,7 +56,9 @@ constexpr std::uint64_t sleep_slice_ns = 50'000'000;
 std::string describe(const thread_record& r) {
   const char* op = r.op.load(std::memory_order_relaxed);
   std::string s = op != nullptr ? op : "?";
-  if (r.has_id.load(std::memory_order_relaxed)) {
+  if (const char* detail = r.detail.load(std::memory_order_relaxed)) {
+    s += fmt::format("({})", detail);
+  } else if (r.has_id.load(std::memory_order_relaxed)) {
     const char* label = r.id_label.load(std::memory_order_relaxed);
     if (label != nullptr && std::string_view(label) == "id") {
       s += fmt::format("({})", r.id.load(std::memory_order_relaxed));
@@ -191,6 +193,7 @@ void barrier_arrive(job& j, const barrier_op& op) {
   me.has_id.store(op.has_id, std::memory_order_relaxed);
   me.id.store(op.id, std::memory_order_relaxed);
   me.id_label.store(op.id_label, std::memory_order_relaxed);
+  me.detail.store(op.detail, std::memory_order_relaxed);
   me.state.store(thread_state::waiting, std::memory_order_release);
 
   barrier_state& b = j.barrier;

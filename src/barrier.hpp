@@ -12,7 +12,13 @@ struct job;
 
 /// Kinds of collective synchronisation. Arrivals of different kinds in one phase are a
 /// mismatch (a barrier meeting, say, all_lock_alloc on another thread).
-enum class op_kind : std::uint8_t { barrier = 1, all_lock_alloc, all_lock_free };
+enum class op_kind : std::uint8_t {
+  barrier = 1,
+  all_lock_alloc,
+  all_lock_free,
+  all_alloc,
+  all_free
+};
 
 struct barrier_op {
   op_kind kind = op_kind::barrier;
@@ -21,6 +27,9 @@ struct barrier_op {
   std::int32_t id = 0;          // a barrier id, or a value all threads must agree on
   const char* id_label = "id";  // what the id means, for reports
   std::source_location where;
+  // Arguments as text for reports ("nblocks=4, nbytes=100"), or null. Must stay valid while
+  // the thread waits (a thread-local buffer of the caller).
+  const char* detail = nullptr;
 };
 
 // Cache-line layout: the arrival word is written by every arriving thread; the generation is

@@ -37,6 +37,13 @@ const std::vector<env_var>& env_table() {
        "when there are more threads than PUs)."},
       {"PGAS_STACK_SIZE", "8m", "bytes, with k/m/g suffix", "",
        "Stack size of each thread the runtime creates (thread 0 keeps the caller's stack)."},
+      {"PGAS_SHARED_HEAP_SIZE", "unlimited", "bytes, with k/m/g/t suffix", "--shared-heap",
+       "Most shared memory one thread may have allocated at once (its part of distributed "
+       "allocations plus its local allocations); beyond it allocation throws "
+       "pgas::bad_shared_alloc."},
+      {"PGAS_REPORT", "", "memory", "--report",
+       "Reports printed on stderr when the job ends: memory (per-thread shared memory "
+       "allocated and committed)."},
   };
   return table;
 }
@@ -66,6 +73,48 @@ long env_parse_int(std::string_view what, std::string_view text, long lo, long h
         fmt::format("{}='{}' is not a whole number between {} and {}", what, text, lo, hi));
   }
   return value;
+}
+
+std::size_t env_parse_size(std::string_view what, std::string_view text, std::size_t min) {
+  std::size_t shift = 0;
+  std::string_view digits = text;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'k':
+      case 'K':
+        shift = 10;
+        break;
+      case 'm':
+      case 'M':
+        shift = 20;
+        break;
+      case 'g':
+      case 'G':
+        shift = 30;
+        break;
+      case 't':
+      case 'T':
+        shift = 40;
+        break;
+      default:
+        break;
+    }
+    if (shift != 0) digits = text.substr(0, text.size() - 1);
+  }
+  unsigned long long v = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  const bool whole = ec == std::errc() && end == digits.data() + digits.size() && !digits.empty();
+  if (!whole || v > (~0ull >> shift)) {
+    throw std::invalid_argument(fmt::format(
+        "{}='{}' is not a size in bytes (a number with an optional k, m, g or t suffix)", what,
+        text));
+  }
+  const std::size_t bytes = static_cast<std::size_t>(v) << shift;
+  if (bytes < min) {
+    throw std::invalid_argument(
+        fmt::format("{}='{}' is below the minimum of {} bytes", what, text, min));
+  }
+  return bytes;
 }
 
 bool env_parse_bool(std::string_view what, std::string_view text) {

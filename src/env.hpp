@@ -5,6 +5,7 @@
 // list. To add a variable, add a row here and read it with env_get().
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,10 @@ std::optional<std::string> env_get(std::string_view name);
 /// Parses a whole decimal integer in [lo, hi]. Throws std::invalid_argument with a message
 /// "NAME='text' is not a whole number between lo and hi" (NAME is `what`).
 long env_parse_int(std::string_view what, std::string_view text, long lo, long hi);
+
+/// Parses a size in bytes with an optional k/m/g/t suffix (powers of 1024), at least `min`.
+/// Throws std::invalid_argument naming `what`.
+std::size_t env_parse_size(std::string_view what, std::string_view text, std::size_t min);
 
 /// Parses 0/1/true/false/yes/no/on/off. Throws std::invalid_argument naming `what`.
 bool env_parse_bool(std::string_view what, std::string_view text);

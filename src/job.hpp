@@ -29,6 +29,7 @@ struct alignas(64) thread_record {
   std::atomic<bool> has_id{false};
   std::atomic<std::int32_t> id{0};
   std::atomic<const char*> id_label{nullptr};  // what id means for this op, e.g. "id"
+  std::atomic<const char*> detail{nullptr};    // the op's arguments as text, or null
   // Written and read only by the owning thread.
   bool notified = false;  // between notify() and wait()
   bool notify_has_id = false;
@@ -51,6 +52,8 @@ struct job {
   int spin = 4000;  // pause iterations before yielding (PGAS_SPIN)
   int yields = 16;  // yields before sleeping
   std::size_t stack_bytes = 0;
+  std::size_t shared_heap_limit = 0;  // 0: none
+  bool report_memory = false;
   body_function body;
   int argc = 0;
   char** argv = nullptr;

@@ -7,15 +7,19 @@
 
 #include <execinfo.h>
 #include <linux/futex.h>
+#include <numaif.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
+#include <iterator>
 
 namespace pgas::detail {
 
@@ -198,6 +202,60 @@ void os_backtrace(int skip) noexcept {
   if (n > skip) backtrace_symbols_fd(frames + skip, n - skip, STDERR_FILENO);
 }
 
+void* os_reserve(std::size_t bytes) noexcept {
+  void* p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+int os_release(void* addr, std::size_t bytes) noexcept {
+  return munmap(addr, bytes) == 0 ? 0 : -errno;
+}
+
+int os_make_accessible(void* addr, std::size_t bytes) noexcept {
+  return mprotect(addr, bytes, PROT_READ | PROT_WRITE) == 0 ? 0 : -errno;
+}
+
+int os_bind_memory(void* addr, std::size_t bytes, int node) noexcept {
+  if (node < 0) return -EINVAL;
+  unsigned long mask[16] = {};
+  const auto bits = sizeof(mask[0]) * 8;
+  if (static_cast<std::size_t>(node) >= std::size(mask) * bits) return -EINVAL;
+  mask[static_cast<std::size_t>(node) / bits] |= 1ul << (static_cast<std::size_t>(node) % bits);
+  return mbind(addr, bytes, MPOL_BIND, mask, std::size(mask) * bits, 0) == 0 ? 0 : -errno;
+}
+
+int os_advise_hugepages(void* addr, std::size_t bytes) noexcept {
+  return madvise(addr, bytes, MADV_HUGEPAGE) == 0 ? 0 : -errno;
+}
+
+int os_policy_node(const void* addr) noexcept {
+  int mode = 0;
+  unsigned long mask[16] = {};
+  const auto bits = sizeof(mask[0]) * 8;
+  if (get_mempolicy(&mode, mask, std::size(mask) * bits, const_cast<void*>(addr), MPOL_F_ADDR) !=
+      0) {
+    return -errno;
+  }
+  if (mode == MPOL_DEFAULT) return -1;
+  for (std::size_t n = 0; n < std::size(mask) * bits; ++n) {
+    if ((mask[n / bits] >> (n % bits)) & 1ul) return static_cast<int>(n);
+  }
+  return -1;
+}
+
+int os_page_node(const void* addr) noexcept {
+  const auto page = os_page_size();
+  void* pages[1] = {reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(addr) & ~(page - 1))};
+  int status[1] = {-1};
+  if (move_pages(0, 1, pages, nullptr, status, 0) != 0) return -errno;
+  return status[0];
+}
+
+std::size_t os_page_size() noexcept {
+  static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return size;
+}
+
 const char* os_signal_name(int sig) noexcept {
   switch (sig) {
     case SIGSEGV:
@@ -213,6 +271,16 @@ const char* os_signal_name(int sig) noexcept {
     default:
       return "signal";
   }
+}
+
+// ---- Giving pages back (alloc/arenas.cpp purge hooks). ----
+
+int os_advise_free(void* addr, std::size_t bytes) noexcept {
+  return madvise(addr, bytes, MADV_FREE) == 0 ? 0 : -errno;
+}
+
+int os_advise_dontneed(void* addr, std::size_t bytes) noexcept {
+  return madvise(addr, bytes, MADV_DONTNEED) == 0 ? 0 : -errno;
 }
 
 }  // namespace pgas::detail

@@ -92,4 +92,35 @@ void os_backtrace_prepare() noexcept;
 /// The name of a signal ("SIGSEGV"). Async-signal-safe.
 const char* os_signal_name(int sig) noexcept;
 
+// ---- Memory. Addresses and lengths are page aligned unless said otherwise. ----
+
+/// Reserves `bytes` of address space, inaccessible (PROT_NONE), with no commit charge.
+/// Returns the address or nullptr (errno set).
+void* os_reserve(std::size_t bytes) noexcept;
+/// Unmaps a range.
+int os_release(void* addr, std::size_t bytes) noexcept;
+/// Makes a range readable and writable (it is committed on first touch).
+int os_make_accessible(void* addr, std::size_t bytes) noexcept;
+/// Binds a range's memory policy to one NUMA node (MPOL_BIND), moving nothing.
+int os_bind_memory(void* addr, std::size_t bytes, int node) noexcept;
+/// Asks for transparent huge pages on a range (MADV_HUGEPAGE).
+int os_advise_hugepages(void* addr, std::size_t bytes) noexcept;
+/// The node a page's memory policy binds it to (get_mempolicy MPOL_F_ADDR): the first node of
+/// an MPOL_BIND/MPOL_PREFERRED mask, or -1 for the default policy. `addr` need not be aligned.
+int os_policy_node(const void* addr) noexcept;
+/// The node a page currently is on (move_pages query), or -ENOENT when it is not present.
+/// `addr` need not be aligned.
+int os_page_node(const void* addr) noexcept;
+/// The system page size.
+std::size_t os_page_size() noexcept;
+
+// ---- Giving pages back, for the jemalloc arenas' purge hooks (alloc/arenas.cpp). ----
+
+/// Lets the kernel reclaim a private anonymous range's pages lazily (MADV_FREE): until it does,
+/// they keep their contents; afterwards they read as zeros. The range stays mapped.
+int os_advise_free(void* addr, std::size_t bytes) noexcept;
+/// Drops a private anonymous range's pages now (MADV_DONTNEED): the next touch reads zeros and
+/// takes a fresh page under the range's memory policy. The range stays mapped.
+int os_advise_dontneed(void* addr, std::size_t bytes) noexcept;
+
 }  // namespace pgas::detail

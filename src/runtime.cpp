@@ -15,11 +15,13 @@
 #include <pgas/config.hpp>
 #include <pgas/runtime.hpp>
 
+#include "arenas.hpp"
 #include "barrier.hpp"
 #include "env.hpp"
 #include "faults.hpp"
 #include "job.hpp"
 #include "os.hpp"
+#include "space.hpp"
 
 namespace pgas {
 
@@ -58,40 +60,21 @@ namespace {
   detail::os_exit(2);
 }
 
-std::size_t parse_size(std::string_view what, std::string_view text) {
-  std::size_t mult = 1;
-  std::string_view digits = text;
-  if (!text.empty()) {
-    switch (text.back()) {
-      case 'k':
-      case 'K':
-        mult = std::size_t{1} << 10;
-        break;
-      case 'm':
-      case 'M':
-        mult = std::size_t{1} << 20;
-        break;
-      case 'g':
-      case 'G':
-        mult = std::size_t{1} << 30;
-        break;
-      default:
-        mult = 1;
+// PGAS_REPORT: a comma-separated list of report names.
+bool parse_reports(std::string_view text) {
+  bool memory = false;
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view word = text.substr(0, comma);
+    if (word == "memory") {
+      memory = true;
+    } else {
+      throw std::invalid_argument(
+          fmt::format("PGAS_REPORT: unknown report '{}' (expected memory)", word));
     }
-    if (mult != 1) digits = text.substr(0, text.size() - 1);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
   }
-  long v = 0;
-  try {
-    v = detail::env_parse_int(what, digits, 1, 1L << 40);
-  } catch (const std::invalid_argument&) {
-    throw std::invalid_argument(fmt::format(
-        "{}='{}' is not a size in bytes (a number with an optional k, m or g suffix)", what, text));
-  }
-  const std::size_t bytes = static_cast<std::size_t>(v) * mult;
-  if (bytes < 64 * 1024) {
-    throw std::invalid_argument(fmt::format("{}='{}' is below the 64k minimum", what, text));
-  }
-  return bytes;
+  return memory;
 }
 
 void thread_body(detail::job& j, int t) {
@@ -104,10 +87,12 @@ void thread_body(detail::job& j, int t) {
           "pgas: warning: cannot bind threads ({}); running unbound\n", std::strerror(-r)));
     }
   }
+  detail::arenas_thread_start(t);
 }
 
 void thread_finish(detail::job& j, int t, int status) {
   j.record(t).status = status;
+  detail::arenas_thread_end(t);
   detail::barrier_thread_returned(j, t);
   detail::faults_thread_end();
 }
@@ -176,7 +161,14 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
       j->spin = static_cast<int>(detail::env_parse_int("PGAS_SPIN", *spin, 0, 100'000'000));
     }
     auto stack = detail::env_get("PGAS_STACK_SIZE");
-    j->stack_bytes = stack ? parse_size("PGAS_STACK_SIZE", *stack) : std::size_t{8} << 20;
+    j->stack_bytes =
+        stack ? detail::env_parse_size("PGAS_STACK_SIZE", *stack, 64 * 1024) : std::size_t{8} << 20;
+    auto heap = detail::env_get("PGAS_SHARED_HEAP_SIZE");
+    if (heap && *heap != "unlimited") {
+      j->shared_heap_limit = detail::env_parse_size("PGAS_SHARED_HEAP_SIZE", *heap, 1);
+    }
+    auto report = detail::env_get("PGAS_REPORT");
+    if (report) j->report_memory = parse_reports(*report);
     if (detail::env_get("PGAS_VERBOSE") &&
         detail::env_parse_bool("PGAS_VERBOSE", *detail::env_get("PGAS_VERBOSE"))) {
       detail::os_write_stderr(detail::env_dump());
@@ -214,6 +206,23 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
     detail::os_write_stderr(bindings_report(j->plan_machine, j->plan, *o.bind_to, *o.map_by));
   }
 
+  // Segment t is bound to thread t's NUMA node when threads are really bound there.
+  std::vector<int> nodes(static_cast<std::size_t>(j->threads), -1);
+  if (j->topo != nullptr) {
+    for (int t = 0; t < j->threads; ++t) {
+      nodes[static_cast<std::size_t>(t)] =
+          j->plan_machine.pus()[static_cast<std::size_t>(j->plan[static_cast<std::size_t>(t)].pu)]
+              .numa;
+    }
+  }
+  try {
+    detail::space_create(j->threads, nodes, j->shared_heap_limit);
+  } catch (const std::runtime_error& e) {
+    detail::os_write_stderr(fmt::format("pgas: error: {}\n", e.what()));
+    detail::os_exit(1);
+  }
+  detail::arenas_create(j->threads);
+
   j->records = std::make_unique<detail::thread_record[]>(static_cast<std::size_t>(j->threads));
   j->body = std::move(body);
   j->argc = argc;
@@ -243,6 +252,9 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
     hwloc_bitmap_free(saved_binding);
   }
   detail::faults_uninstall();
+  if (j->report_memory) detail::os_write_stderr(detail::space_report());
+  detail::arenas_destroy();
+  detail::space_destroy();
   int status = 0;
   for (int t = 0; t < j->threads && status == 0; ++t)
     status = j->record(t).status;

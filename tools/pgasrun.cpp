@@ -171,6 +171,8 @@ struct launch_options {
   std::string bind_to;
   std::string map_by;
   std::string topology;
+  std::string shared_heap;
+  std::string report;
   bool report_bindings = false;
   bool dry_run = false;
   bool verbose = false;
@@ -246,6 +248,17 @@ int launch(int argc, char** argv) {
                                   "never applied")
                        ->type_name("synthetic:DESC|FILE.xml")
                        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  auto* heap_opt = app.add_option("--shared-heap", o.shared_heap,
+                                  "Most shared memory one thread may have\n"
+                                  "allocated (k/m/g/t suffixes; default\n"
+                                  "unlimited)")
+                       ->type_name("SIZE")
+                       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  auto* report_opt = app.add_option("--report", o.report,
+                                    "Reports printed on stderr when the job\n"
+                                    "ends: memory (shared memory per thread)")
+                         ->type_name("memory")
+                         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_flag("--dry-run", o.dry_run,
                "Print the placement on stdout and exit\n"
                "without running anything (PROGRAM is then\n"
@@ -306,6 +319,16 @@ int launch(int argc, char** argv) {
     if (!o.dry_run) (void)pgas::machine::from_spec(o.topology);
   }
   if (o.report_bindings) given.report_bindings = true;
+  if (heap_opt->count() > 0 && o.shared_heap != "unlimited") {
+    try {
+      (void)pgas::detail::env_parse_size("--shared-heap", o.shared_heap, 1);
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(e.what());
+    }
+  }
+  if (report_opt->count() > 0 && o.report != "memory") {
+    throw usage_error("--report: unknown report '" + o.report + "' (expected memory)");
+  }
 
   if (o.dry_run) return dry_run(given);
   if (command.empty()) throw usage_error("no program to run (see pgasrun --help)");
@@ -321,6 +344,8 @@ int launch(int argc, char** argv) {
   if (given.map_by) export_var("PGAS_MAP_BY", std::string(pgas::to_string(*given.map_by)));
   if (o.report_bindings) export_var("PGAS_REPORT_BINDINGS", "1");
   if (given.topology) export_var("PGAS_TOPOLOGY", *given.topology);
+  if (heap_opt->count() > 0) export_var("PGAS_SHARED_HEAP_SIZE", o.shared_heap);
+  if (report_opt->count() > 0) export_var("PGAS_REPORT", o.report);
   if (o.verbose) {
     export_var("PGAS_VERBOSE", "1");
     std::string line = "pgasrun: " + exported + "exec";

@@ -14,6 +14,7 @@
 // once at the top of runtime.hpp.
 #pragma once
 
+#include <pgas/alloc.hpp>
 #include <pgas/config.hpp>
 #include <pgas/lock.hpp>
 #include <pgas/runtime.hpp>

@@ -526,6 +526,35 @@ TEST_CASE("collective_mismatch: a barrier meeting all_lock_alloc is caught", "[f
   CHECK(names_location(r.err, "collective_mismatch", barrier_line));
 }
 
+TEST_CASE("alloc_mismatch: all_alloc with different arguments names threads and values",
+          "[fault][alloc]") {
+  const int line = line_of("alloc_mismatch", "@alloc_mismatch");
+  const result r = launch_program(2, "alloc_mismatch");
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(contains_nocase(r.err, "mismatch"));
+  CHECK(names_thread(r.err, 0));
+  CHECK(names_thread(r.err, 1));
+  CHECK(contains(r.err, "nbytes=100"));
+  CHECK(contains(r.err, "nbytes=101"));
+  CHECK(names_location(r.err, "alloc_mismatch", line));
+}
+
+TEST_CASE("alloc_exhaust: running out of shared memory is recoverable", "[run][alloc]") {
+  const result r =
+      launch({"-n", "2", "--shared-heap", "2m", "--report", "memory", program("alloc_exhaust")});
+  require_exit(r, 0);
+  INFO(r);
+  CHECK(contains(r.out, "thread 0 caught after"));
+  CHECK(contains(r.out, "thread 1 caught after"));
+  CHECK(contains(r.out, "cannot allocate 262144 bytes"));
+  // --report memory: a table with a row per thread and a total.
+  CHECK(contains(r.err, "shared memory at exit"));
+  CHECK(matches(r.err, "\\n\\s+0\\s"));
+  CHECK(matches(r.err, "\\n\\s+1\\s"));
+  CHECK(contains(r.err, "total"));
+}
+
 // Ending a job from a fault races with the other threads' waits: repeat each fault so that a
 // rare lost wake-up or teardown hang shows up here rather than in users' jobs.
 TEST_CASE("faults end the job every time (repeated)", "[fault]") {
@@ -581,6 +610,8 @@ TEST_CASE("pgasrun usage errors: status 2 and one 'pgasrun: error:' line", "[pga
   require_usage_error({"--frobnicate", "-n", "2", hello}, 2, "frobnicate");
   require_usage_error({"-n", "2", "--bind-to", "banana", hello}, 2, "banana");
   require_usage_error({"-n", "2", "--map-by", "banana", hello}, 2, "banana");
+  require_usage_error({"-n", "2", "--shared-heap", "lots", hello}, 2, "lots");
+  require_usage_error({"-n", "2", "--report", "everything", hello}, 2, "everything");
   // As a shell passes --topology synthetic:"bogus:7" (quotes removed) and with them kept.
   require_usage_error({"--topology", "synthetic:bogus:7", "--dry-run", "-n", "2", hello}, 2,
                       "bogus");

@@ -1,0 +1,301 @@
+// alloc/shared_alloc.cpp — the public allocation API of <pgas/alloc.hpp>: distributed
+// allocations in the symmetric region (all_alloc, global_alloc, free, all_free), local ones
+// through the per-thread jemalloc arenas (local_alloc, free), accounting and locate().
+//
+// all_alloc is one barrier: thread 0 picks the offset (checking every thread's limit) and
+// broadcasts it; the barrier's agreement check compares every thread's (nblocks, nbytes).
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <limits>
+#include <mutex>
+#include <unordered_set>
+
+#include <pgas/alloc.hpp>
+#include <pgas/config.hpp>
+#include <pgas/runtime.hpp>
+
+#include "arenas.hpp"
+#include "faults.hpp"
+#include "job.hpp"
+#include "os.hpp"
+#include "space.hpp"
+
+namespace pgas {
+
+shared_alloc detail_make_shared_alloc(std::size_t offset, std::size_t nblocks, std::size_t bytes,
+                                      std::size_t part) noexcept {
+  shared_alloc a;
+  a.offset_ = offset;
+  a.nblocks_ = nblocks;
+  a.block_bytes_ = bytes;
+  a.part_bytes_ = part;
+  return a;
+}
+
+bad_shared_alloc::bad_shared_alloc(int thread, std::size_t requested, std::size_t available,
+                                   std::string why)
+    : thread_(thread),
+      requested_(requested),
+      available_(available),
+      message_(fmt::format("pgas: thread {}: cannot allocate {} bytes of shared memory: {} ({} "
+                           "bytes left)",
+                           thread, requested, why, available)) {}
+
+namespace {
+
+detail::space& space_or_die(const std::source_location& where, const char* what) {
+  detail::space* s = detail::space_current();
+  if (s == nullptr) detail::fault_misuse(where, fmt::format("{} called outside pgas::run()", what));
+  return *s;
+}
+
+// Bytes of each thread's part, or nullopt on overflow.
+std::optional<std::size_t> part_size(std::size_t nblocks, std::size_t nbytes, int threads) {
+  const std::size_t per_thread = nblocks / static_cast<std::size_t>(threads) +
+                                 (nblocks % static_cast<std::size_t>(threads) != 0 ? 1 : 0);
+  if (nbytes != 0 && per_thread > std::numeric_limits<std::size_t>::max() / nbytes) {
+    return std::nullopt;
+  }
+  return per_thread * nbytes;
+}
+
+// The thread that cannot take `part` more bytes, or -1.
+int over_limit(const detail::space& s, std::size_t part, std::size_t* left) {
+  for (int t = 0; t < s.threads; ++t) {
+    const std::size_t used = s.account(t).allocated.load(std::memory_order_relaxed);
+    if (used + part > s.limit || used + part < used) {
+      *left = s.limit > used ? s.limit - used : 0;
+      return t;
+    }
+  }
+  return -1;
+}
+
+// Reserves a distributed allocation's offset and commits it; throws bad_shared_alloc.
+std::size_t distributed_reserve(detail::space& s, std::size_t part) {
+  std::size_t left = 0;
+  if (int t = over_limit(s, part, &left); t >= 0) {
+    throw bad_shared_alloc(t, part, left,
+                           s.limit < s.symmetric_size()
+                               ? "per-thread limit PGAS_SHARED_HEAP_SIZE reached"
+                               : "the thread's segment is full");
+  }
+  std::optional<std::size_t> offset = s.heap->allocate(part);
+  if (!offset || !detail::space_commit_symmetric(*offset + part)) {
+    if (offset) s.heap->release(*offset);
+    throw bad_shared_alloc(mythread(), part, s.heap->largest_free(),
+                           "the symmetric region of the shared space is full");
+  }
+  for (int t = 0; t < s.threads; ++t)
+    s.account(t).allocated.fetch_add(part);
+  return *offset;
+}
+
+void distributed_release(detail::space& s, const shared_alloc& a,
+                         const std::source_location& where) {
+  if (a.part_bytes() == 0) return;
+  if (s.heap->release(a.offset()) == 0) {
+    detail::fault_misuse(where, fmt::format("pgas::free of a distributed allocation that is not "
+                                            "live (offset {}): double free?",
+                                            a.offset()));
+  }
+  for (int t = 0; t < s.threads; ++t)
+    s.account(t).allocated.fetch_sub(a.part_bytes());
+}
+
+// Checked builds track live local allocations to catch double frees.
+struct live_set {
+  std::mutex mutex;
+  std::unordered_set<const void*> pointers;
+};
+live_set& live_locals() {
+  static live_set* s = new live_set;
+  return *s;
+}
+
+// Encodes an all_alloc outcome for the one-word broadcast: offset + 1, or 0 for failure.
+constexpr std::uintptr_t failed = 0;
+
+}  // namespace
+
+void* shared_alloc::part(int thread) const noexcept {
+  return detail::space_current()->segment(thread) + offset_;
+}
+
+void* shared_alloc::block(std::size_t i) const noexcept {
+  const auto threads = static_cast<std::size_t>(pgas::threads());
+  return static_cast<char*>(part(static_cast<int>(i % threads))) + (i / threads) * block_bytes_;
+}
+
+shared_alloc all_alloc(std::size_t nblocks, std::size_t nbytes, std::source_location where) {
+  detail::space& s = space_or_die(where, "pgas::all_alloc");
+  detail::job& j = *detail::job_current();
+  thread_local char args[96];
+  std::snprintf(args, sizeof args, "nblocks=%zu, nbytes=%zu", nblocks, nbytes);
+  const std::uint64_t h = (nblocks * 0x9e3779b97f4a7c15ull) ^ nbytes;
+  const detail::barrier_op op{detail::op_kind::all_alloc,
+                              "pgas::all_alloc",
+                              true,
+                              static_cast<std::int32_t>(h ^ (h >> 32)),
+                              "arguments",
+                              where,
+                              args};
+  const std::optional<std::size_t> part = part_size(nblocks, nbytes, s.threads);
+  std::uintptr_t mine = failed;
+  std::string error;
+  if (mythread() == 0 && part && *part != 0) {
+    try {
+      mine = distributed_reserve(s, *part) + 1;
+    } catch (const bad_shared_alloc& e) {
+      error = e.what();
+    }
+  }
+  auto got = reinterpret_cast<std::uintptr_t>(
+      detail::collective_bcast(j, op, reinterpret_cast<void*>(mine)));
+  if (!part)
+    throw bad_shared_alloc(mythread(), std::numeric_limits<std::size_t>::max(), 0,
+                           fmt::format("{} blocks of {} bytes overflow", nblocks, nbytes));
+  if (*part == 0) return {};
+  if (got == failed) {
+    std::size_t left = 0;
+    int t = over_limit(s, *part, &left);
+    throw bad_shared_alloc(t >= 0 ? t : mythread(), *part, t >= 0 ? left : s.heap->largest_free(),
+                           t >= 0 ? "per-thread limit reached or segment full"
+                                  : "the symmetric region of the shared space is full");
+  }
+  shared_alloc a = detail_make_shared_alloc(got - 1, nblocks, nbytes, *part);
+  // First touch by the owner: one write per page of this thread's part.
+  auto* p = static_cast<volatile char*>(a.part(mythread()));
+  const std::size_t page = detail::os_page_size();
+  for (std::size_t i = 0; i < *part; i += page)
+    p[i] = p[i];
+  return a;
+}
+
+shared_alloc global_alloc(std::size_t nblocks, std::size_t nbytes, std::source_location where) {
+  detail::space& s = space_or_die(where, "pgas::global_alloc");
+  const std::optional<std::size_t> part = part_size(nblocks, nbytes, s.threads);
+  if (!part) {
+    throw bad_shared_alloc(mythread(), std::numeric_limits<std::size_t>::max(), 0,
+                           fmt::format("{} blocks of {} bytes overflow", nblocks, nbytes));
+  }
+  if (*part == 0) return {};
+  return detail_make_shared_alloc(distributed_reserve(s, *part), nblocks, nbytes, *part);
+}
+
+void free(shared_alloc a, std::source_location where) {
+  detail::space& s = space_or_die(where, "pgas::free");
+  distributed_release(s, a, where);
+}
+
+void all_free(shared_alloc a, std::source_location where) {
+  detail::space& s = space_or_die(where, "pgas::all_free");
+  detail::job& j = *detail::job_current();
+  thread_local char args[64];
+  std::snprintf(args, sizeof args, "offset=%zu", a.offset());
+  const std::uint64_t h = a.offset() * 0x9e3779b97f4a7c15ull ^ a.part_bytes();
+  detail::barrier_arrive(
+      j, detail::barrier_op{detail::op_kind::all_free, "pgas::all_free", true,
+                            static_cast<std::int32_t>(h ^ (h >> 32)), "allocation", where, args});
+  detail::barrier_complete(j);
+  if (mythread() == 0) distributed_release(s, a, where);
+}
+
+void* local_alloc(std::size_t nbytes) {
+  detail::space& s = space_or_die(std::source_location::current(), "pgas::local_alloc");
+  const int me = mythread();
+  detail::segment_account& acc = s.account(me);
+  const std::size_t used = acc.allocated.load(std::memory_order_relaxed);
+  if (nbytes > s.limit || used + nbytes > s.limit) {
+    throw bad_shared_alloc(me, nbytes, s.limit > used ? s.limit - used : 0,
+                           s.limit < s.symmetric_size()
+                               ? "per-thread limit PGAS_SHARED_HEAP_SIZE reached"
+                               : "the thread's segment is full");
+  }
+  void* p = detail::arena_local_alloc(me, nbytes);
+  if (p == nullptr) {
+    throw bad_shared_alloc(me, nbytes, s.local_size() - acc.local_top.load(),
+                           "the local region of the thread's segment is full");
+  }
+  acc.allocated.fetch_add(detail::arena_usable_size(p), std::memory_order_relaxed);
+  if constexpr (config::debug_level >= 1) {
+    std::lock_guard g(live_locals().mutex);
+    live_locals().pointers.insert(p);
+  }
+  return p;
+}
+
+void free(void* p, std::source_location where) {
+  if (p == nullptr) return;
+  detail::space& s = space_or_die(where, "pgas::free");
+  const int owner = detail::space_owner(s, p);
+  if (owner < 0) {
+    detail::fault_misuse(where, fmt::format("pgas::free({}) of a pointer outside the shared "
+                                            "space (not from pgas::local_alloc)",
+                                            p));
+  }
+  const auto offset = static_cast<std::size_t>(static_cast<char*>(p) - s.segment(owner));
+  if (offset < s.symmetric_size()) {
+    detail::fault_misuse(where, fmt::format("pgas::free({}) of memory inside a distributed "
+                                            "allocation: free the pgas::shared_alloc instead",
+                                            p));
+  }
+  if constexpr (config::debug_level >= 1) {
+    std::lock_guard g(live_locals().mutex);
+    if (live_locals().pointers.erase(p) == 0) {
+      detail::fault_misuse(where, fmt::format("pgas::free({}) of a local allocation that is not "
+                                              "live: double free?",
+                                              p));
+    }
+  }
+  s.account(owner).allocated.fetch_sub(detail::arena_usable_size(p), std::memory_order_relaxed);
+  detail::arena_local_free(p);
+}
+
+std::size_t segment_size() noexcept {
+  detail::space* s = detail::space_current();
+  return s != nullptr ? s->segment_size : 0;
+}
+
+void* segment_base(int thread) noexcept {
+  detail::space* s = detail::space_current();
+  return s != nullptr ? s->segment(thread) : nullptr;
+}
+
+int owner_of(const void* p) noexcept {
+  detail::space* s = detail::space_current();
+  return s != nullptr ? detail::space_owner(*s, p) : -1;
+}
+
+memory_usage memory_usage_of(int thread) noexcept {
+  detail::space* s = detail::space_current();
+  if (s == nullptr || thread < 0 || thread >= s->threads) return {};
+  const detail::segment_account& a = s->account(thread);
+  return {a.allocated.load(std::memory_order_relaxed),
+          s->symmetric_committed.load(std::memory_order_relaxed) +
+              a.local_committed.load(std::memory_order_relaxed),
+          s->limit};
+}
+
+memory_location locate(const void* p) noexcept {
+  memory_location l;
+  const int bound = detail::os_policy_node(p);
+  l.bound_node = bound >= 0 ? bound : -1;
+  const int page = detail::os_page_node(p);
+  l.page_node = page >= 0 ? page : -1;
+  return l;
+}
+
+void* private_alloc(std::size_t nbytes) {
+  void* p = detail::arena_private_alloc(nbytes);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+void private_free(void* p) noexcept {
+  if (p != nullptr) detail::arena_private_free(p);
+}
+
+}  // namespace pgas

@@ -1,0 +1,202 @@
+// Tests alloc/shared_alloc.cpp and alloc/space.cpp through <pgas/alloc.hpp>: segment geometry,
+// real NUMA placement (get_mempolicy / move_pages), symmetric offsets, the distributed layout,
+// global_alloc, exhaustion and recovery, accounting, and local allocation reuse.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include <pgas/pgas.hpp>
+
+namespace {
+pgas::run_options opts(int threads, pgas::bind_policy bind = pgas::bind_policy::none) {
+  pgas::run_options o;
+  o.threads = threads;
+  o.bind_to = bind;
+  return o;
+}
+}  // namespace
+
+TEST_CASE("segments are equal powers of two, one per thread, back to back", "[alloc]") {
+  std::atomic<int> bad{0};
+  pgas::run(opts(3), 0, nullptr, [&] {
+    const std::size_t s = pgas::segment_size();
+    if (s == 0 || (s & (s - 1)) != 0 || s < (std::size_t{64} << 20)) bad++;
+    for (int t = 0; t < pgas::threads(); ++t) {
+      auto* base = static_cast<char*>(pgas::segment_base(t));
+      if (base != static_cast<char*>(pgas::segment_base(0)) + s * static_cast<std::size_t>(t))
+        bad++;
+      if (pgas::owner_of(base) != t || pgas::owner_of(base + s - 1) != t) bad++;
+    }
+    if (pgas::owner_of(&bad) != -1) bad++;
+  });
+  CHECK(bad == 0);
+  CHECK(pgas::segment_size() == 0);  // no space outside a job
+}
+
+TEST_CASE("bound segments are bound to the owner's node and pages land there", "[alloc][numa]") {
+  std::atomic<int> checked{0};
+  std::vector<pgas::memory_location> where(2);
+  std::vector<int> expected(2, -1);
+  pgas::run(opts(2, pgas::bind_policy::core), 0, nullptr, [&] {
+    pgas::shared_alloc a = pgas::all_alloc(2 * pgas::threads(), 1 << 16);
+    const auto me = static_cast<std::size_t>(pgas::mythread());
+    auto* part = static_cast<char*>(a.part(pgas::mythread()));
+    std::memset(part, 1, a.part_bytes());
+    where[me] = pgas::locate(part);
+    const auto& m = pgas::job_machine();
+    expected[me] = m.pus()[static_cast<std::size_t>(pgas::job_placement()[me].pu)].numa;
+    checked++;
+    pgas::barrier();
+    pgas::all_free(a);
+  });
+  REQUIRE(checked == 2);
+  for (std::size_t t = 0; t < 2; ++t) {
+    INFO("thread " << t);
+    CHECK(where[t].bound_node == expected[t]);
+    CHECK(where[t].page_node == expected[t]);
+  }
+}
+
+TEST_CASE("unbound jobs leave the default policy; untouched pages are nowhere", "[alloc][numa]") {
+  pgas::memory_location touched, untouched;
+  pgas::run(opts(1), 0, nullptr, [&] {
+    // global_alloc does not touch (all_alloc has the owner touch every page of its part).
+    pgas::shared_alloc a = pgas::global_alloc(1, std::size_t{8} << 20);
+    auto* p = static_cast<char*>(a.part(0));
+    p[0] = 1;
+    touched = pgas::locate(p);
+    untouched = pgas::locate(p + (std::size_t{6} << 20));
+    pgas::free(a);
+  });
+  CHECK(touched.bound_node == -1);
+  CHECK(touched.page_node == 0);
+  CHECK(untouched.page_node == -1);
+}
+
+TEST_CASE("all_alloc is symmetric and laid out block-cyclically", "[alloc]") {
+  const int n = 3;
+  std::atomic<int> bad{0};
+  pgas::run(opts(n), 0, nullptr, [&] {
+    static pgas::shared_alloc first;
+    pgas::shared_alloc a = pgas::all_alloc(10, 100);  // 10 blocks of 100 bytes over 3 threads
+    if (pgas::mythread() == 0) first = a;
+    pgas::barrier();
+    if (!(a == first)) bad++;
+    if (a.part_bytes() != 4 * 100) bad++;  // ceil(10 / 3) blocks per thread
+    for (std::size_t i = 0; i < 10; ++i) {
+      const int owner = static_cast<int>(i % n);
+      if (pgas::owner_of(a.block(i)) != owner) bad++;
+      auto* expect = static_cast<char*>(pgas::segment_base(owner)) + a.offset() + (i / n) * 100;
+      if (a.block(i) != expect) bad++;
+    }
+    // Everyone writes its own blocks; everyone reads all of them.
+    for (std::size_t i = static_cast<std::size_t>(pgas::mythread()); i < 10; i += n) {
+      std::memset(a.block(i), static_cast<int>(i), 100);
+    }
+    pgas::barrier();
+    for (std::size_t i = 0; i < 10; ++i) {
+      if (static_cast<unsigned char*>(a.block(i))[99] != i) bad++;
+    }
+    pgas::barrier();
+    pgas::all_free(a);
+  });
+  CHECK(bad == 0);
+}
+
+TEST_CASE("global_alloc by one thread is usable by all, with all_alloc's layout", "[alloc]") {
+  std::atomic<int> bad{0};
+  pgas::run(opts(4), 0, nullptr, [&] {
+    static pgas::shared_alloc g;
+    if (pgas::mythread() == 2) g = pgas::global_alloc(8, 256);
+    pgas::barrier();
+    if (g.part_bytes() != 2 * 256) bad++;
+    for (std::size_t i = 0; i < 8; ++i) {
+      if (pgas::owner_of(g.block(i)) != static_cast<int>(i % 4)) bad++;
+    }
+    *static_cast<int*>(g.part(pgas::mythread())) = pgas::mythread();
+    pgas::barrier();
+    for (int t = 0; t < 4; ++t) {
+      if (*static_cast<int*>(g.part(t)) != t) bad++;
+    }
+    pgas::barrier();
+    if (pgas::mythread() == 0) pgas::free(g);
+  });
+  CHECK(bad == 0);
+}
+
+TEST_CASE("freed distributed space is reused", "[alloc]") {
+  std::atomic<int> bad{0};
+  pgas::run(opts(2), 0, nullptr, [&] {
+    pgas::shared_alloc a = pgas::all_alloc(2, 4096);
+    const std::size_t offset = a.offset();
+    pgas::all_free(a);
+    pgas::shared_alloc b = pgas::all_alloc(2, 4096);
+    if (b.offset() != offset) bad++;
+    pgas::all_free(b);
+  });
+  CHECK(bad == 0);
+}
+
+TEST_CASE("exhaustion throws bad_shared_alloc on every thread, and the job recovers", "[alloc]") {
+  ::setenv("PGAS_SHARED_HEAP_SIZE", "1m", 1);
+  std::atomic<int> caught{0};
+  std::atomic<int> recovered{0};
+  std::atomic<int> local_caught{0};
+  pgas::run(opts(2), 0, nullptr, [&] {
+    try {
+      (void)pgas::all_alloc(2, std::size_t{2} << 20);
+    } catch (const pgas::bad_shared_alloc& e) {
+      if (e.requested() == (std::size_t{2} << 20) && std::strstr(e.what(), "thread") != nullptr) {
+        caught++;
+      }
+    }
+    try {
+      (void)pgas::local_alloc(std::size_t{4} << 20);
+    } catch (const std::bad_alloc&) {  // bad_shared_alloc is a std::bad_alloc
+      local_caught++;
+    }
+    pgas::shared_alloc ok = pgas::all_alloc(2, 1024);
+    if (ok) recovered++;
+    pgas::barrier();
+    pgas::all_free(ok);
+  });
+  ::unsetenv("PGAS_SHARED_HEAP_SIZE");
+  CHECK(caught == 2);
+  CHECK(local_caught == 2);
+  CHECK(recovered == 2);
+}
+
+TEST_CASE("accounting follows allocations and frees", "[alloc]") {
+  std::atomic<int> bad{0};
+  pgas::run(opts(2), 0, nullptr, [&] {
+    const int me = pgas::mythread();
+    const std::size_t before = pgas::memory_usage_of(me).allocated;
+    pgas::shared_alloc a = pgas::all_alloc(4, 1000);  // 2 blocks per thread
+    if (pgas::memory_usage_of(me).allocated < before + 2000) bad++;
+    if (pgas::memory_usage_of(me).committed < 2000) bad++;
+    void* p = pgas::local_alloc(5000);
+    if (pgas::memory_usage_of(me).allocated < before + 7000) bad++;
+    pgas::free(p);
+    pgas::barrier();
+    pgas::all_free(a);
+    pgas::barrier();
+    if (pgas::memory_usage_of(me).allocated != before) bad++;
+    if (pgas::memory_usage_of(me).limit == 0) bad++;
+  });
+  CHECK(bad == 0);
+}
+
+TEST_CASE("empty allocations are empty", "[alloc]") {
+  std::atomic<int> bad{0};
+  pgas::run(opts(2), 0, nullptr, [&] {
+    if (pgas::all_alloc(0, 100)) bad++;
+    if (pgas::all_alloc(5, 0)) bad++;
+    void* z = pgas::local_alloc(0);
+    if (z == nullptr) bad++;
+    pgas::free(z);
+    pgas::free(nullptr);
+  });
+  CHECK(bad == 0);
+}

@@ -339,6 +339,10 @@ std::size_t arena_usable_size(const void* p) noexcept {
   return sallocx(p, 0);
 }
 
+std::size_t arena_size_class(std::size_t n) noexcept {
+  return nallocx(at_least_min(n), 0);
+}
+
 void* arena_private_alloc(std::size_t n) noexcept {
   const int flags = private_flags(private_node());
   return flags == 0 ? nullptr : mallocx(at_least_min(n), flags);

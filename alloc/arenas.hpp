@@ -44,6 +44,9 @@ void* arena_local_alloc(int thread, std::size_t n) noexcept;
 void arena_local_free(void* p) noexcept;
 /// Usable size of a block from either kind of arena (jemalloc sallocx): >= what was asked.
 std::size_t arena_usable_size(const void* p) noexcept;
+/// The usable size a block of `n` bytes from either kind of arena will have (what
+/// arena_usable_size reports for it, n == 0 included), computed without allocating.
+std::size_t arena_size_class(std::size_t n) noexcept;
 
 // ---- Private arenas (one per NUMA node, process lifetime) ----
 //

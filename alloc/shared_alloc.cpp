@@ -6,6 +6,7 @@
 // broadcasts it; the barrier's agreement check compares every thread's (nblocks, nbytes).
 
 #include <fmt/format.h>
+#include <jemalloc/jemalloc.h>
 
 #include <cstdio>
 #include <limits>
@@ -64,7 +65,7 @@ std::optional<std::size_t> part_size(std::size_t nblocks, std::size_t nbytes, in
 // The thread that cannot take `part` more bytes, or -1.
 int over_limit(const detail::space& s, std::size_t part, std::size_t* left) {
   for (int t = 0; t < s.threads; ++t) {
-    const std::size_t used = s.account(t).allocated.load(std::memory_order_relaxed);
+    const std::size_t used = s.account(t).total();
     if (used + part > s.limit || used + part < used) {
       *left = s.limit > used ? s.limit - used : 0;
       return t;
@@ -113,6 +114,28 @@ struct live_set {
 live_set& live_locals() {
   static live_set* s = new live_set;
   return *s;
+}
+
+// jemalloc's per-thread byte counters (thread.allocatedp / thread.deallocatedp): read around
+// a call, they give the exact usable size it allocated or freed for two loads, where
+// nallocx/sallocx would cost a size computation or a lookup on every call.
+struct byte_counters {
+  std::uint64_t* allocated = nullptr;
+  std::uint64_t* deallocated = nullptr;
+};
+thread_local constinit byte_counters counters __attribute__((tls_model("initial-exec"))) = {};
+std::uint64_t zero_counter = 0;
+
+const byte_counters& my_counters() noexcept {
+  if (counters.allocated == nullptr) {
+    std::size_t len = sizeof(std::uint64_t*);
+    if (mallctl("thread.allocatedp", &counters.allocated, &len, nullptr, 0) != 0 ||
+        mallctl("thread.deallocatedp", &counters.deallocated, &len, nullptr, 0) != 0) {
+      // jemalloc without statistics: accounting falls back to size lookups (see callers).
+      counters.allocated = counters.deallocated = &zero_counter;
+    }
+  }
+  return counters;
 }
 
 // Encodes an all_alloc outcome for the one-word broadcast: offset + 1, or 0 for failure.
@@ -207,19 +230,25 @@ void* local_alloc(std::size_t nbytes) {
   detail::space& s = space_or_die(std::source_location::current(), "pgas::local_alloc");
   const int me = mythread();
   detail::segment_account& acc = s.account(me);
-  const std::size_t used = acc.allocated.load(std::memory_order_relaxed);
+  const std::size_t used = acc.total();
   if (nbytes > s.limit || used + nbytes > s.limit) {
     throw bad_shared_alloc(me, nbytes, s.limit > used ? s.limit - used : 0,
                            s.limit < s.symmetric_size()
                                ? "per-thread limit PGAS_SHARED_HEAP_SIZE reached"
                                : "the thread's segment is full");
   }
+  const byte_counters& c = my_counters();
+  const std::uint64_t before = *c.allocated;
   void* p = detail::arena_local_alloc(me, nbytes);
   if (p == nullptr) {
     throw bad_shared_alloc(me, nbytes, s.local_size() - acc.local_top.load(),
                            "the local region of the thread's segment is full");
   }
-  acc.allocated.fetch_add(detail::arena_usable_size(p), std::memory_order_relaxed);
+  // Owner-only counter: a relaxed load and store, no locked instruction.
+  std::size_t size = static_cast<std::size_t>(*c.allocated - before);
+  if (c.allocated == &zero_counter) size = detail::arena_usable_size(p);
+  acc.local_by_owner.store(acc.local_by_owner.load(std::memory_order_relaxed) + size,
+                           std::memory_order_relaxed);
   if constexpr (config::debug_level >= 1) {
     std::lock_guard g(live_locals().mutex);
     live_locals().pointers.insert(p);
@@ -250,8 +279,19 @@ void free(void* p, std::source_location where) {
                                               p));
     }
   }
-  s.account(owner).allocated.fetch_sub(detail::arena_usable_size(p), std::memory_order_relaxed);
+  detail::segment_account& acc = s.account(owner);
+  const byte_counters& c = my_counters();
+  const std::uint64_t before = *c.deallocated;
+  const std::size_t fallback = c.deallocated == &zero_counter ? detail::arena_usable_size(p) : 0;
   detail::arena_local_free(p);
+  const std::size_t size =
+      fallback != 0 ? fallback : static_cast<std::size_t>(*c.deallocated - before);
+  if (owner == mythread()) {
+    acc.local_by_owner.store(acc.local_by_owner.load(std::memory_order_relaxed) - size,
+                             std::memory_order_relaxed);
+  } else {
+    acc.local_freed_by_others.fetch_add(size, std::memory_order_relaxed);
+  }
 }
 
 std::size_t segment_size() noexcept {
@@ -273,7 +313,7 @@ memory_usage memory_usage_of(int thread) noexcept {
   detail::space* s = detail::space_current();
   if (s == nullptr || thread < 0 || thread >= s->threads) return {};
   const detail::segment_account& a = s->account(thread);
-  return {a.allocated.load(std::memory_order_relaxed),
+  return {a.total(),
           s->symmetric_committed.load(std::memory_order_relaxed) +
               a.local_committed.load(std::memory_order_relaxed),
           s->limit};

@@ -17,6 +17,8 @@
 
 namespace pgas::detail {
 
+std::atomic<space*> space_instance{nullptr};
+
 namespace {
 
 constexpr std::size_t commit_step = std::size_t{2} << 20;  // 2 MiB: one huge page
@@ -25,7 +27,6 @@ constexpr std::size_t reservation_budget = std::size_t{1} << 45;
 constexpr std::size_t max_segment = std::size_t{1} << 36;  // 64 GiB per thread
 constexpr std::size_t min_segment = std::size_t{1} << 26;  // 64 MiB per thread
 
-std::atomic<space*> current{nullptr};
 std::mutex symmetric_mutex;
 std::unique_ptr<std::mutex[]> local_mutexes;
 
@@ -34,10 +35,6 @@ std::size_t round_up(std::size_t v, std::size_t to) noexcept {
 }
 
 }  // namespace
-
-space* space_current() noexcept {
-  return current.load(std::memory_order_acquire);
-}
 
 void space_create(int threads, const std::vector<int>& nodes, std::size_t limit) {
   auto s = std::make_unique<space>();
@@ -84,7 +81,7 @@ void space_create(int threads, const std::vector<int>& nodes, std::size_t limit)
       break;
     }
   }
-  current.store(s.release(), std::memory_order_release);
+  space_instance.store(s.release(), std::memory_order_release);
 }
 
 std::string space_report() {
@@ -103,7 +100,7 @@ std::string space_report() {
   std::size_t total_commit = 0;
   for (int t = 0; t < s->threads; ++t) {
     const segment_account& a = s->account(t);
-    const std::size_t alloc = a.allocated.load();
+    const std::size_t alloc = a.total();
     const std::size_t commit = sym + a.local_committed.load();
     total_alloc += alloc;
     total_commit += commit;
@@ -118,7 +115,7 @@ std::string space_report() {
 }
 
 void space_destroy() noexcept {
-  space* s = current.exchange(nullptr, std::memory_order_acq_rel);
+  space* s = space_instance.exchange(nullptr, std::memory_order_acq_rel);
   if (s == nullptr) return;
   os_release(s->mapping, s->reserved);
   delete s;

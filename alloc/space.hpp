@@ -19,8 +19,19 @@
 
 namespace pgas::detail {
 
+// Bytes allocated in a segment = allocated + local_by_owner - local_freed_by_others. The
+// owner's local allocations and frees update local_by_owner with plain (relaxed) stores —
+// no locked instruction on the local_alloc fast path; other writers use atomic adds.
 struct alignas(64) segment_account {
-  std::atomic<std::size_t> allocated{0};        // user bytes live in this segment
+  std::atomic<std::size_t> allocated{0};              // distributed parts (any thread adds)
+  std::atomic<std::size_t> local_by_owner{0};         // written by the owner only
+  std::atomic<std::size_t> local_freed_by_others{0};  // frees of local blocks by other threads
+
+  std::size_t total() const noexcept {
+    return allocated.load(std::memory_order_relaxed) +
+           local_by_owner.load(std::memory_order_relaxed) -
+           local_freed_by_others.load(std::memory_order_relaxed);
+  }
   std::atomic<std::size_t> local_committed{0};  // bytes of the local region made read-write
   std::atomic<std::size_t> local_top{0};        // next free byte of the local region (offset)
 };
@@ -47,7 +58,10 @@ struct space {
 };
 
 /// The running job's space, or null outside a job.
-space* space_current() noexcept;
+extern std::atomic<space*> space_instance;
+inline space* space_current() noexcept {
+  return space_instance.load(std::memory_order_acquire);
+}
 
 /// Creates the space for `threads` threads; `nodes[t]` is the NUMA node to bind segment t to
 /// (-1: leave the default policy). `limit` caps each thread's allocated bytes (0: no cap).

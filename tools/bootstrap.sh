@@ -78,10 +78,10 @@ run_suite() {
   rm -f "$log"
 }
 
-echo "== default build: unit, integration and tool tests"
+echo "== default build: unit, integration, tool and stress tests"
 setup build
 if ninja -C build; then
-  run_suite build --suite unit --suite integration --suite tools
+  run_suite build --suite unit --suite integration --suite tools --suite stress
 else
   failed=$((failed + 1))
 fi
@@ -92,7 +92,8 @@ for san in address,undefined thread; do
   setup "$dir" -Db_sanitize="$san" -Db_lundef=false -Dbuildtype=debugoptimized -Dkernels=false
   if ninja -C "$dir" tests/unit/src/env_test tests/unit/src/topology_test \
     tests/unit/src/placement_test tests/unit/src/runtime_test tests/unit/src/barrier_test \
-    tests/unit/src/lock_test; then
+    tests/unit/src/lock_test tests/unit/alloc/symmetric_test tests/unit/alloc/shared_alloc_test \
+    tests/unit/alloc/arenas_test; then
     # halt_on_error: any report fails the test instead of scrolling by.
     ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \

@@ -75,6 +75,9 @@ TEST_CASE("local blocks lie in the caller's local region, aligned", "[arenas]") 
         bad++;
       }
       if (p != nullptr && pgas::detail::arena_usable_size(p) < n) bad++;
+      if (p != nullptr && pgas::detail::arena_usable_size(p) != pgas::detail::arena_size_class(n)) {
+        bad++;
+      }
       if (p != nullptr) std::memset(p, 0xA5, n);
       live.push_back(p);
     }
@@ -271,6 +274,7 @@ TEST_CASE("private memory is bound to node 0 outside a job", "[arenas][private]"
     REQUIRE(p != nullptr);
     CHECK(aligned(p));
     CHECK(pgas::detail::arena_usable_size(p) >= n);
+    CHECK(pgas::detail::arena_usable_size(p) == pgas::detail::arena_size_class(n));
     CHECK(pgas::owner_of(p) == -1);
     p[0] = 1;
     if (n > 0) p[n - 1] = 2;

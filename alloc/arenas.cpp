@@ -225,7 +225,7 @@ int private_node() noexcept {
   if (t >= j->plan.size()) return 0;
   const auto pu = static_cast<std::size_t>(j->plan[t].pu);
   if (pu >= j->plan_machine.pus().size()) return 0;
-  const int node = j->plan_machine.pus()[pu].numa;
+  const int node = j->plan_machine.pus()[pu].numa_os;
   return node < 0 || node >= max_nodes ? 0 : node;
 }
 

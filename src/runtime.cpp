@@ -212,16 +212,17 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
     for (int t = 0; t < j->threads; ++t) {
       nodes[static_cast<std::size_t>(t)] =
           j->plan_machine.pus()[static_cast<std::size_t>(j->plan[static_cast<std::size_t>(t)].pu)]
-              .numa;
+              .numa_os;
     }
   }
   try {
     detail::space_create(j->threads, nodes, j->shared_heap_limit);
+    detail::arenas_create(j->threads);
   } catch (const std::runtime_error& e) {
-    detail::os_write_stderr(fmt::format("pgas: error: {}\n", e.what()));
+    // Nothing of the job has started: say why and end, as for any start-up failure.
+    detail::os_write_stderr(fmt::format("pgas: error: cannot start the job: {}\n", e.what()));
     detail::os_exit(1);
   }
-  detail::arenas_create(j->threads);
 
   j->records = std::make_unique<detail::thread_record[]>(static_cast<std::size_t>(j->threads));
   j->body = std::move(body);

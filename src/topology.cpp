@@ -85,6 +85,7 @@ machine machine_from_hwloc(hwloc_topology_t topo, std::string_view source, bool 
       hwloc_obj_t node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(j));
       if (node->cpuset != nullptr && hwloc_bitmap_isset(node->cpuset, pu->os_index)) {
         p.numa = static_cast<int>(node->logical_index);
+        p.numa_os = static_cast<int>(node->os_index);
         break;
       }
     }

@@ -43,7 +43,9 @@ class topology_error : public std::runtime_error {
 
 /// One processing unit. Indices are hwloc logical indices (0.. per type, in machine order)
 /// except `os_index`, the number the OS uses (what taskset and /proc/cpuinfo call a CPU).
-/// `l3` and `numa` are -1 on machines where hwloc reports none above this PU.
+/// `l3` and `numa` are -1 on machines where hwloc reports none above this PU. `numa_os` is the
+/// node's OS number (what mbind, numactl and /sys call it), which can differ from its logical
+/// index when the process may use only some nodes.
 struct pu_info {
   int os_index = 0;
   int logical = 0;
@@ -51,6 +53,7 @@ struct pu_info {
   int l3 = -1;
   int numa = -1;
   int package = 0;
+  int numa_os = -1;
 };
 
 /// A machine: its PUs in logical order plus a one-line description.

@@ -9,18 +9,13 @@
 
 #include <pgas/pgas.hpp>
 
-namespace {
-pgas::run_options opts(int threads, pgas::bind_policy bind = pgas::bind_policy::none) {
-  pgas::run_options o;
-  o.threads = threads;
-  o.bind_to = bind;
-  return o;
-}
-}  // namespace
+#include "../test_job.hpp"
+
+namespace {}  // namespace
 
 TEST_CASE("segments are equal powers of two, one per thread, back to back", "[alloc]") {
   std::atomic<int> bad{0};
-  pgas::run(opts(3), 0, nullptr, [&] {
+  pgas::run(test_job(3), 0, nullptr, [&] {
     const std::size_t s = pgas::segment_size();
     if (s == 0 || (s & (s - 1)) != 0 || s < (std::size_t{64} << 20)) bad++;
     for (int t = 0; t < pgas::threads(); ++t) {
@@ -39,7 +34,7 @@ TEST_CASE("bound segments are bound to the owner's node and pages land there", "
   std::atomic<int> checked{0};
   std::vector<pgas::memory_location> where(2);
   std::vector<int> expected(2, -1);
-  pgas::run(opts(2, pgas::bind_policy::core), 0, nullptr, [&] {
+  pgas::run(test_job(2, pgas::bind_policy::core), 0, nullptr, [&] {
     pgas::shared_alloc a = pgas::all_alloc(2 * pgas::threads(), 1 << 16);
     const auto me = static_cast<std::size_t>(pgas::mythread());
     auto* part = static_cast<char*>(a.part(pgas::mythread()));
@@ -61,7 +56,7 @@ TEST_CASE("bound segments are bound to the owner's node and pages land there", "
 
 TEST_CASE("unbound jobs leave the default policy; untouched pages are nowhere", "[alloc][numa]") {
   pgas::memory_location touched, untouched;
-  pgas::run(opts(1), 0, nullptr, [&] {
+  pgas::run(test_job(1), 0, nullptr, [&] {
     // global_alloc does not touch (all_alloc has the owner touch every page of its part).
     pgas::shared_alloc a = pgas::global_alloc(1, std::size_t{8} << 20);
     auto* p = static_cast<char*>(a.part(0));
@@ -78,7 +73,7 @@ TEST_CASE("unbound jobs leave the default policy; untouched pages are nowhere", 
 TEST_CASE("all_alloc is symmetric and laid out block-cyclically", "[alloc]") {
   const int n = 3;
   std::atomic<int> bad{0};
-  pgas::run(opts(n), 0, nullptr, [&] {
+  pgas::run(test_job(n), 0, nullptr, [&] {
     static pgas::shared_alloc first;
     pgas::shared_alloc a = pgas::all_alloc(10, 100);  // 10 blocks of 100 bytes over 3 threads
     if (pgas::mythread() == 0) first = a;
@@ -107,7 +102,7 @@ TEST_CASE("all_alloc is symmetric and laid out block-cyclically", "[alloc]") {
 
 TEST_CASE("global_alloc by one thread is usable by all, with all_alloc's layout", "[alloc]") {
   std::atomic<int> bad{0};
-  pgas::run(opts(4), 0, nullptr, [&] {
+  pgas::run(test_job(4), 0, nullptr, [&] {
     static pgas::shared_alloc g;
     if (pgas::mythread() == 2) g = pgas::global_alloc(8, 256);
     pgas::barrier();
@@ -128,7 +123,7 @@ TEST_CASE("global_alloc by one thread is usable by all, with all_alloc's layout"
 
 TEST_CASE("freed distributed space is reused", "[alloc]") {
   std::atomic<int> bad{0};
-  pgas::run(opts(2), 0, nullptr, [&] {
+  pgas::run(test_job(2), 0, nullptr, [&] {
     pgas::shared_alloc a = pgas::all_alloc(2, 4096);
     const std::size_t offset = a.offset();
     pgas::all_free(a);
@@ -144,7 +139,7 @@ TEST_CASE("exhaustion throws bad_shared_alloc on every thread, and the job recov
   std::atomic<int> caught{0};
   std::atomic<int> recovered{0};
   std::atomic<int> local_caught{0};
-  pgas::run(opts(2), 0, nullptr, [&] {
+  pgas::run(test_job(2), 0, nullptr, [&] {
     try {
       (void)pgas::all_alloc(2, std::size_t{2} << 20);
     } catch (const pgas::bad_shared_alloc& e) {
@@ -170,7 +165,7 @@ TEST_CASE("exhaustion throws bad_shared_alloc on every thread, and the job recov
 
 TEST_CASE("accounting follows allocations and frees", "[alloc]") {
   std::atomic<int> bad{0};
-  pgas::run(opts(2), 0, nullptr, [&] {
+  pgas::run(test_job(2), 0, nullptr, [&] {
     const int me = pgas::mythread();
     const std::size_t before = pgas::memory_usage_of(me).allocated;
     // Thread 0's all_alloc accounts for every thread: read the baseline first everywhere.
@@ -192,7 +187,7 @@ TEST_CASE("accounting follows allocations and frees", "[alloc]") {
 
 TEST_CASE("empty allocations are empty", "[alloc]") {
   std::atomic<int> bad{0};
-  pgas::run(opts(2), 0, nullptr, [&] {
+  pgas::run(test_job(2), 0, nullptr, [&] {
     if (pgas::all_alloc(0, 100)) bad++;
     if (pgas::all_alloc(5, 0)) bad++;
     void* z = pgas::local_alloc(0);

@@ -8,20 +8,15 @@
 
 #include <pgas/pgas.hpp>
 
-namespace {
-pgas::run_options opts(int threads) {
-  pgas::run_options o;
-  o.threads = threads;
-  o.bind_to = pgas::bind_policy::none;
-  return o;
-}
-}  // namespace
+#include "../test_job.hpp"
+
+namespace {}  // namespace
 
 TEST_CASE("no thread leaves a phase before all have entered it", "[barrier]") {
   for (int n : {1, 2, 3, 4, 7}) {
     std::atomic<int> arrived{0};
     std::atomic<int> early{0};
-    pgas::run(opts(n), 0, nullptr, [&] {
+    pgas::run(test_job(n), 0, nullptr, [&] {
       for (int phase = 1; phase <= 200; ++phase) {
         arrived.fetch_add(1, std::memory_order_relaxed);
         pgas::barrier();
@@ -39,7 +34,7 @@ TEST_CASE("plain writes before a barrier are visible after it", "[barrier]") {
   const int n = 4;
   std::vector<long> data(static_cast<std::size_t>(n));  // deliberately not atomic
   std::atomic<int> wrong{0};
-  pgas::run(opts(n), 0, nullptr, [&] {
+  pgas::run(test_job(n), 0, nullptr, [&] {
     const auto me = static_cast<std::size_t>(pgas::mythread());
     for (long round = 1; round <= 100; ++round) {
       data[me] = round * 1000 + static_cast<long>(me);
@@ -55,7 +50,7 @@ TEST_CASE("plain writes before a barrier are visible after it", "[barrier]") {
 
 TEST_CASE("named barriers with equal ids, and anonymous ones, match", "[barrier]") {
   std::atomic<int> done{0};
-  pgas::run(opts(3), 0, nullptr, [&] {
+  pgas::run(test_job(3), 0, nullptr, [&] {
     for (int i = 0; i < 50; ++i) {
       pgas::barrier(i);
       // UPC: a barrier without an id matches any id.
@@ -77,7 +72,7 @@ TEST_CASE("split-phase: local work between notify and wait", "[barrier]") {
   std::vector<int> published(static_cast<std::size_t>(n), 0);
   std::atomic<int> wrong{0};
   std::atomic<long> local_work{0};
-  pgas::run(opts(n), 0, nullptr, [&] {
+  pgas::run(test_job(n), 0, nullptr, [&] {
     const auto me = static_cast<std::size_t>(pgas::mythread());
     for (int round = 1; round <= 100; ++round) {
       published[me] = round;
@@ -99,7 +94,7 @@ TEST_CASE("split-phase: local work between notify and wait", "[barrier]") {
 
 TEST_CASE("fence is callable anywhere", "[barrier]") {
   pgas::fence();
-  pgas::run(opts(2), 0, nullptr, [] { pgas::fence(); });
+  pgas::run(test_job(2), 0, nullptr, [] { pgas::fence(); });
   SUCCEED();
 }
 
@@ -107,7 +102,7 @@ TEST_CASE("oversubscribed barriers complete", "[barrier]") {
   const int n = 4 * pgas::machine::current().pu_count();
   std::atomic<int> count{0};
   std::atomic<int> wrong{0};
-  pgas::run(opts(n), 0, nullptr, [&] {
+  pgas::run(test_job(n), 0, nullptr, [&] {
     for (int i = 1; i <= 300; ++i) {
       count.fetch_add(1);
       pgas::barrier();

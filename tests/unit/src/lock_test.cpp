@@ -7,19 +7,14 @@
 
 #include <pgas/pgas.hpp>
 
-namespace {
-pgas::run_options opts(int threads) {
-  pgas::run_options o;
-  o.threads = threads;
-  o.bind_to = pgas::bind_policy::none;
-  return o;
-}
-}  // namespace
+#include "../test_job.hpp"
+
+namespace {}  // namespace
 
 TEST_CASE("a lock gives mutual exclusion to plain data", "[lock]") {
   for (int n : {1, 2, 4, 6}) {
     long counter = 0;  // protected only by the lock
-    pgas::run(opts(n), 0, nullptr, [&] {
+    pgas::run(test_job(n), 0, nullptr, [&] {
       pgas::lock_t l = pgas::all_lock_alloc();
       for (int i = 0; i < 5000; ++i) {
         std::lock_guard g(l);
@@ -35,7 +30,7 @@ TEST_CASE("a lock gives mutual exclusion to plain data", "[lock]") {
 
 TEST_CASE("all_lock_alloc hands every thread the same lock", "[lock]") {
   std::atomic<int> differ{0};
-  pgas::run(opts(4), 0, nullptr, [&] {
+  pgas::run(test_job(4), 0, nullptr, [&] {
     static pgas::lock_t first;
     for (int round = 0; round < 10; ++round) {
       pgas::lock_t l = pgas::all_lock_alloc();
@@ -52,7 +47,7 @@ TEST_CASE("all_lock_alloc hands every thread the same lock", "[lock]") {
 TEST_CASE("global_lock_alloc makes a lock one thread can share", "[lock]") {
   long counter = 0;
   pgas::lock_t shared;
-  pgas::run(opts(3), 0, nullptr, [&] {
+  pgas::run(test_job(3), 0, nullptr, [&] {
     if (pgas::mythread() == 1) shared = pgas::global_lock_alloc();
     pgas::barrier();
     for (int i = 0; i < 2000; ++i) {
@@ -69,7 +64,7 @@ TEST_CASE("global_lock_alloc makes a lock one thread can share", "[lock]") {
 TEST_CASE("try_lock fails while another thread holds the lock", "[lock]") {
   std::atomic<int> result{-1};
   std::atomic<int> holder_seen{-2};
-  pgas::run(opts(2), 0, nullptr, [&] {
+  pgas::run(test_job(2), 0, nullptr, [&] {
     pgas::lock_t l = pgas::all_lock_alloc();
     if (pgas::mythread() == 0) l.lock();
     pgas::barrier();
@@ -95,7 +90,7 @@ TEST_CASE("try_lock fails while another thread holds the lock", "[lock]") {
 
 TEST_CASE("locks work with std::scoped_lock over several locks", "[lock]") {
   long a = 0, b = 0;
-  pgas::run(opts(3), 0, nullptr, [&] {
+  pgas::run(test_job(3), 0, nullptr, [&] {
     pgas::lock_t la = pgas::all_lock_alloc();
     pgas::lock_t lb = pgas::all_lock_alloc();
     for (int i = 0; i < 1000; ++i) {

@@ -11,16 +11,9 @@
 
 #include <pgas/pgas.hpp>
 
-namespace {
+#include "../test_job.hpp"
 
-pgas::run_options opts(int threads, pgas::bind_policy bind = pgas::bind_policy::none) {
-  pgas::run_options o;
-  o.threads = threads;
-  o.bind_to = bind;
-  o.report_bindings = false;
-  o.topology = "";
-  return o;
-}
+namespace {
 
 std::vector<int> my_affinity() {
   cpu_set_t set;
@@ -45,7 +38,7 @@ TEST_CASE("every thread runs the body once with its own number", "[runtime]") {
   for (int n : {1, 2, 3, 5}) {
     std::vector<std::atomic<int>> seen(static_cast<std::size_t>(n));
     std::atomic<int> bad{0};
-    int rc = pgas::run(opts(n), 0, nullptr, [&](int, char**) {
+    int rc = pgas::run(test_job(n), 0, nullptr, [&](int, char**) {
       if (pgas::threads() != n || !pgas::in_job()) bad++;
       seen[static_cast<std::size_t>(pgas::mythread())]++;
       return 0;
@@ -61,7 +54,7 @@ TEST_CASE("every thread runs the body once with its own number", "[runtime]") {
 TEST_CASE("the caller becomes thread 0", "[runtime]") {
   const auto caller = pthread_self();
   std::atomic<bool> same{false};
-  pgas::run(opts(3), 0, nullptr, [&] {
+  pgas::run(test_job(3), 0, nullptr, [&] {
     if (pgas::mythread() == 0) same = pthread_equal(caller, pthread_self()) != 0;
   });
   CHECK(same);
@@ -71,7 +64,7 @@ TEST_CASE("argc and argv reach every thread", "[runtime]") {
   char a0[] = "prog", a1[] = "--flag";
   char* argv[] = {a0, a1, nullptr};
   std::atomic<int> ok{0};
-  pgas::run(opts(2), 2, argv, [&](int argc, char** av) {
+  pgas::run(test_job(2), 2, argv, [&](int argc, char** av) {
     if (argc == 2 && std::string(av[1]) == "--flag") ok++;
     return 0;
   });
@@ -79,19 +72,19 @@ TEST_CASE("argc and argv reach every thread", "[runtime]") {
 }
 
 TEST_CASE("the job status is the first non-zero status in thread order", "[runtime]") {
-  CHECK(pgas::run(opts(4), 0, nullptr, [](int, char**) { return pgas::mythread() == 2 ? 5 : 0; }) ==
-        5);
-  CHECK(pgas::run(opts(4), 0, nullptr, [](int, char**) {
+  CHECK(pgas::run(test_job(4), 0, nullptr,
+                  [](int, char**) { return pgas::mythread() == 2 ? 5 : 0; }) == 5);
+  CHECK(pgas::run(test_job(4), 0, nullptr, [](int, char**) {
           return pgas::mythread() >= 1 ? 10 + pgas::mythread() : 0;
         }) == 11);
-  CHECK(pgas::run(opts(3), 0, nullptr, [](int, char**) { return 0; }) == 0);
-  CHECK(pgas::run(opts(2), 0, nullptr, [] { return 3; }) == 3);
+  CHECK(pgas::run(test_job(3), 0, nullptr, [](int, char**) { return 0; }) == 0);
+  CHECK(pgas::run(test_job(2), 0, nullptr, [] { return 3; }) == 3);
 }
 
 TEST_CASE("thread_local state is private to each thread", "[runtime]") {
   static thread_local int mine = -1;
   std::atomic<int> bad{0};
-  pgas::run(opts(4), 0, nullptr, [&] {
+  pgas::run(test_job(4), 0, nullptr, [&] {
     mine = pgas::mythread();
     pgas::barrier();
     if (mine != pgas::mythread()) bad++;
@@ -136,7 +129,7 @@ TEST_CASE("bind-to core really binds each thread to its planned CPUs", "[runtime
   const int n = std::min(2, pgas::machine::current().pu_count());
   std::vector<std::vector<int>> got(static_cast<std::size_t>(n));
   std::vector<std::vector<int>> planned(static_cast<std::size_t>(n));
-  int rc = pgas::run(opts(n, pgas::bind_policy::core), 0, nullptr, [&] {
+  int rc = pgas::run(test_job(n, pgas::bind_policy::core), 0, nullptr, [&] {
     const auto t = static_cast<std::size_t>(pgas::mythread());
     got[t] = my_affinity();
     planned[t] = pgas::job_placement()[t].cpus;
@@ -154,13 +147,13 @@ TEST_CASE("bind-to core really binds each thread to its planned CPUs", "[runtime
 TEST_CASE("bind-to none leaves threads free", "[runtime]") {
   const auto before = my_affinity();
   std::vector<int> got;
-  pgas::run(opts(1, pgas::bind_policy::none), 0, nullptr, [&] { got = my_affinity(); });
+  pgas::run(test_job(1, pgas::bind_policy::none), 0, nullptr, [&] { got = my_affinity(); });
   CHECK(got == before);
 }
 
 TEST_CASE("a described topology is planned and reported, never applied", "[runtime]") {
   const auto before = my_affinity();
-  pgas::run_options o = opts(4, pgas::bind_policy::core);
+  pgas::run_options o = test_job(4, pgas::bind_policy::core);
   o.topology = "synthetic:package:2 core:2 pu:1";
   std::vector<int> got;
   std::size_t plan_size = 0;
@@ -180,7 +173,7 @@ TEST_CASE("a described topology is planned and reported, never applied", "[runti
 TEST_CASE("more threads than PUs still run correctly", "[runtime]") {
   std::atomic<int> sum{0};
   const int n = 3 * pgas::machine::current().pu_count() + 1;
-  int rc = pgas::run(opts(n, pgas::bind_policy::core), 0, nullptr, [&] {
+  int rc = pgas::run(test_job(n, pgas::bind_policy::core), 0, nullptr, [&] {
     for (int i = 0; i < 50; ++i) {
       sum++;
       pgas::barrier();
@@ -192,6 +185,6 @@ TEST_CASE("more threads than PUs still run correctly", "[runtime]") {
 
 TEST_CASE("jobs can run one after another", "[runtime]") {
   for (int i = 0; i < 20; ++i) {
-    CHECK(pgas::run(opts(2), 0, nullptr, [] { pgas::barrier(); }) == 0);
+    CHECK(pgas::run(test_job(2), 0, nullptr, [] { pgas::barrier(); }) == 0);
   }
 }

@@ -360,3 +360,13 @@ TEST_CASE("cpu_list folds runs of CPUs into ranges", "[topology]") {
   CHECK(pgas::cpu_list(each(32, [](int i) { return i; })) == "0-31");
   CHECK(pgas::cpu_list({0, 1, 4, 5}) == "0-1,4-5");
 }
+
+TEST_CASE("each PU carries its NUMA node's OS number", "[topology]") {
+  // Synthetic nodes are numbered as they are laid out, so OS numbers equal logical indices;
+  // the current machine's PUs all have a node OS number as well.
+  const auto m = pgas::machine::synthetic("package:2 numa:2 core:2 pu:1");
+  for (const auto& p : m.pus())
+    CHECK(p.numa_os == p.numa);
+  for (const auto& p : pgas::machine::current().pus())
+    CHECK(p.numa_os >= 0);
+}

@@ -220,8 +220,14 @@ void barrier_arrive(job& j, const barrier_op& op) {
     // Last arriver: nobody can arrive at the next phase before the generation moves, so the
     // reset cannot race with a new arrival.
     b.arrivals.store(0, std::memory_order_relaxed);
-    b.generation.store(me.wait_generation + 1, std::memory_order_seq_cst);
-    if (b.sleepers.load(std::memory_order_seq_cst) != 0) os_futex_wake(&b.generation, INT_MAX);
+    // A release store, not a sequentially consistent one: on x86 the latter is an xchg that
+    // stalls until every waiter's copy of the line is invalidated, which is most of a barrier's
+    // cost at 2 threads. The price: the sleepers load below may be ordered before the store,
+    // so a thread that has just started to sleep can miss this wake-up. The futex re-checks
+    // the generation in the kernel, and sleepers wake every sleep_slice_ns anyway, so a missed
+    // wake-up costs at most one slice and never hangs.
+    b.generation.store(me.wait_generation + 1, std::memory_order_release);
+    if (b.sleepers.load(std::memory_order_relaxed) != 0) os_futex_wake(&b.generation, INT_MAX);
     return;
   }
   // A thread that has returned will never arrive: pairs with barrier_thread_returned (both

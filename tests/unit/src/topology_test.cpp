@@ -367,6 +367,7 @@ TEST_CASE("each PU carries its NUMA node's OS number", "[topology]") {
   const auto m = pgas::machine::synthetic("package:2 numa:2 core:2 pu:1");
   for (const auto& p : m.pus())
     CHECK(p.numa_os == p.numa);
-  for (const auto& p : pgas::machine::current().pus())
+  const auto here = pgas::machine::current();  // named: pus() refers into it
+  for (const auto& p : here.pus())
     CHECK(p.numa_os >= 0);
 }

@@ -273,9 +273,10 @@ detail::job& job_or_die(const std::source_location& where, const char* what) {
   return *j;
 }
 
-void do_notify(bool has_id, int id, const std::source_location& where, const char* name) {
-  detail::job& j = job_or_die(where, name);
-  detail::thread_record& me = j.record(mythread());
+// The job and this thread's record are looked up once per call by the public functions and
+// passed down: barrier() is notify + wait and must not pay for the look-ups twice.
+void do_notify(detail::job& j, detail::thread_record& me, bool has_id, int id,
+               const std::source_location& where, const char* name) {
   if (me.notified) {
     detail::fault_misuse(where, fmt::format("{} called twice without pgas::wait() in between "
                                             "(the first pgas::notify() was at {}:{})",
@@ -289,9 +290,8 @@ void do_notify(bool has_id, int id, const std::source_location& where, const cha
   detail::barrier_arrive(j, barrier_op{detail::op_kind::barrier, name, has_id, id, "id", where});
 }
 
-void do_wait(bool has_id, int id, const std::source_location& where) {
-  detail::job& j = job_or_die(where, "pgas::wait()");
-  detail::thread_record& me = j.record(mythread());
+void do_wait(detail::job& j, detail::thread_record& me, bool has_id, int id,
+             const std::source_location& where) {
   if (!me.notified) {
     detail::fault_misuse(where, "pgas::wait() called without a preceding pgas::notify()");
   }
@@ -304,29 +304,42 @@ void do_wait(bool has_id, int id, const std::source_location& where) {
   detail::barrier_complete(j);
 }
 
+void split_notify(bool has_id, int id, const std::source_location& where, const char* name) {
+  detail::job& j = job_or_die(where, name);
+  do_notify(j, j.record(mythread()), has_id, id, where, name);
+}
+
+void split_wait(bool has_id, int id, const std::source_location& where) {
+  detail::job& j = job_or_die(where, "pgas::wait");
+  do_wait(j, j.record(mythread()), has_id, id, where);
+}
+
+void full_barrier(bool has_id, int id, const std::source_location& where) {
+  detail::job& j = job_or_die(where, "pgas::barrier");
+  detail::thread_record& me = j.record(mythread());
+  do_notify(j, me, has_id, id, where, "pgas::barrier");
+  do_wait(j, me, false, 0, where);
+}
+
 }  // namespace
 
 void barrier(std::source_location where) {
-  do_notify(false, 0, where, "pgas::barrier");
-  do_wait(false, 0, where);
+  full_barrier(false, 0, where);
 }
-
 void barrier(int id, std::source_location where) {
-  do_notify(true, id, where, "pgas::barrier");
-  do_wait(false, 0, where);
+  full_barrier(true, id, where);
 }
-
 void notify(std::source_location where) {
-  do_notify(false, 0, where, "pgas::notify");
+  split_notify(false, 0, where, "pgas::notify");
 }
 void notify(int id, std::source_location where) {
-  do_notify(true, id, where, "pgas::notify");
+  split_notify(true, id, where, "pgas::notify");
 }
 void wait(std::source_location where) {
-  do_wait(false, 0, where);
+  split_wait(false, 0, where);
 }
 void wait(int id, std::source_location where) {
-  do_wait(true, id, where);
+  split_wait(true, id, where);
 }
 
 void fence() noexcept {

@@ -18,6 +18,7 @@
 namespace pgas::detail {
 
 std::atomic<space*> space_instance{nullptr};
+shared_geometry geometry;
 
 namespace {
 
@@ -44,8 +45,11 @@ void space_create(int threads, const std::vector<int>& nodes, std::size_t limit)
   local_mutexes = std::make_unique<std::mutex[]>(static_cast<std::size_t>(threads));
 
   // Reserve generously, halving when the system refuses (sanitizers, ulimit -v).
+  // The pointer-to-shared word holds offsets below 2^sptr_offset_bits (pgas/config.hpp).
+  const std::size_t budget =
+      std::min(reservation_budget, std::size_t{1} << pgas::config::sptr_offset_bits);
   std::size_t seg =
-      std::min(max_segment, std::bit_floor(reservation_budget / static_cast<std::size_t>(threads)));
+      std::min(max_segment, std::bit_floor(budget / static_cast<std::size_t>(threads)));
   for (; seg >= min_segment; seg /= 2) {
     const std::size_t bytes = seg * static_cast<std::size_t>(threads) + commit_step;
     if (void* m = os_reserve(bytes)) {
@@ -56,14 +60,19 @@ void space_create(int threads, const std::vector<int>& nodes, std::size_t limit)
   }
   if (s->mapping == nullptr) {
     throw std::runtime_error(fmt::format(
-        "cannot reserve the shared space: even {} MiB per thread for {} threads was refused",
-        min_segment >> 20, threads));
+        "cannot reserve the shared space: even {} MiB per thread for {} threads was refused{}",
+        min_segment >> 20, threads,
+        seg < min_segment && budget / static_cast<std::size_t>(threads) < min_segment
+            ? fmt::format(" (pointers-to-shared address at most 2^{} bytes; rebuild with a "
+                          "smaller -Dsptr_phase_bits)",
+                          pgas::config::sptr_offset_bits)
+            : std::string()));
   }
   s->segment_size = seg;
   s->segment_shift = std::countr_zero(seg);
   s->base =
       reinterpret_cast<char*>(round_up(reinterpret_cast<std::uintptr_t>(s->mapping), commit_step));
-  s->heap = std::make_unique<symmetric_heap>(s->symmetric_size());
+  s->heap = std::make_unique<symmetric_heap>(s->symmetric_size(), symmetric_heap::alignment);
   s->limit = limit != 0 ? std::min(limit, s->symmetric_size()) : s->symmetric_size();
 
   os_advise_hugepages(s->base, seg * static_cast<std::size_t>(threads));
@@ -81,6 +90,14 @@ void space_create(int threads, const std::vector<int>& nodes, std::size_t limit)
       break;
     }
   }
+  geometry.base = s->base;
+  geometry.shift = static_cast<unsigned>(s->segment_shift);
+  geometry.segment = seg;
+  geometry.threads = static_cast<unsigned>(threads);
+  geometry.span = static_cast<std::uint64_t>(threads) << s->segment_shift;
+  geometry.threads_pow2 = std::has_single_bit(static_cast<unsigned>(threads));
+  geometry.threads_log2 = static_cast<unsigned>(std::countr_zero(static_cast<unsigned>(threads)));
+  geometry.threads_div = libdivide::divider<std::uint64_t>(static_cast<std::uint64_t>(threads));
   space_instance.store(s.release(), std::memory_order_release);
 }
 
@@ -117,6 +134,7 @@ std::string space_report() {
 void space_destroy() noexcept {
   space* s = space_instance.exchange(nullptr, std::memory_order_acq_rel);
   if (s == nullptr) return;
+  geometry = shared_geometry{};
   os_release(s->mapping, s->reserved);
   delete s;
   local_mutexes.reset();

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <pgas/detail/geometry.hpp>
+
 #include "symmetric.hpp"
 
 namespace pgas::detail {

@@ -69,6 +69,14 @@ std::size_t symmetric_heap::largest_free() const {
   return best;
 }
 
+bool symmetric_heap::contains(std::size_t offset, std::size_t bytes) const {
+  std::lock_guard g(mutex_);
+  auto it = live_.upper_bound(offset);
+  if (it == live_.begin()) return false;
+  --it;
+  return offset - it->first <= it->second && bytes <= it->second - (offset - it->first);
+}
+
 std::size_t symmetric_heap::live_bytes() const {
   std::lock_guard g(mutex_);
   return live_bytes_;

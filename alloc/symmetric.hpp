@@ -18,7 +18,10 @@ class symmetric_heap {
   /// one).
   static constexpr std::size_t alignment = 64;
 
-  explicit symmetric_heap(std::size_t capacity) noexcept : capacity_(capacity) {}
+  /// A heap handing out offsets in [start, capacity). The space starts at 64 so that no
+  /// allocation sits at offset 0 of segment 0: the null pointer-to-shared is the zero word.
+  explicit symmetric_heap(std::size_t capacity, std::size_t start = 0) noexcept
+      : capacity_(capacity), top_(start) {}
 
   /// An offset for `bytes` (> 0), or nullopt when the region cannot hold it.
   std::optional<std::size_t> allocate(std::size_t bytes);
@@ -26,6 +29,8 @@ class symmetric_heap {
   std::size_t release(std::size_t offset);
   /// The largest allocation that could succeed now.
   std::size_t largest_free() const;
+  /// True when [offset, offset + bytes) lies inside one live allocation.
+  bool contains(std::size_t offset, std::size_t bytes) const;
   /// Bytes live.
   std::size_t live_bytes() const;
 

@@ -17,7 +17,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 
+#include <pgas/detail/geometry.hpp>
 #include <pgas/runtime.hpp>
 
 #include "job.hpp"
@@ -202,6 +204,15 @@ void fault_misuse(const std::source_location& where, std::string_view what) {
 
 std::string where_string(const std::source_location& where) {
   return fmt::format("{}:{}", where.file_name(), where.line());
+}
+
+}  // namespace pgas::detail
+
+namespace pgas::detail {
+
+void misuse(std::string_view what, const std::source_location& where) {
+  if (!in_job()) throw std::logic_error(fmt::format("pgas: {} at {}", what, where_string(where)));
+  fault_misuse(where, what);
 }
 
 }  // namespace pgas::detail

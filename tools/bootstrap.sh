@@ -19,7 +19,7 @@ esac
 cd "$(dirname "$0")/.."
 
 packages=(g++ meson ninja-build pkgconf libhwloc-dev hwloc libnuma-dev libjemalloc-dev catch2
-  libcli11-dev libfmt-dev nlohmann-json3-dev)
+  libcli11-dev libfmt-dev nlohmann-json3-dev libdivide-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -17,6 +17,23 @@ inline constexpr int max_threads = PGASI_MAX_THREADS;
 /// always on; higher levels add internal invariant checks.
 inline constexpr int debug_level = PGASI_DEBUG_LEVEL;
 
+/// Bits of a pointer-to-shared's 64-bit word that hold its phase (Meson option
+/// `sptr_phase_bits`, default 20). The other 64 - sptr_phase_bits bits hold the offset of the
+/// element from the start of the shared space (thread * segment size + address in segment).
+/// So by default a block has at most 2^20 elements, and THREADS * segment size is at most
+/// 2^44 bytes (16 TiB: 4096 threads of 4 GiB, or 2 threads of 64 GiB). Both limits are
+/// checked: a larger block is a clear error where an array or pointer type is made, and the
+/// runtime sizes segments so the shared space fits.
+inline constexpr int sptr_phase_bits = PGASI_SPTR_PHASE_BITS;
+inline constexpr int sptr_offset_bits = 64 - sptr_phase_bits;
+/// The largest block size (elements) a blocked pointer-to-shared or array may have.
+inline constexpr unsigned long long max_block = 1ull << sptr_phase_bits;
+
+/// True when shared-array indices, pointer-to-shared dereferences and bulk copies are checked
+/// against their allocation (Meson option `bounds_check`, or debug_level >= 1). A violation
+/// ends the job naming the thread and, where the API takes one, the file and line.
+inline constexpr bool bounds_check = PGASI_BOUNDS_CHECK != 0 || debug_level >= 1;
+
 /// The library version, "MAJOR.MINOR.PATCH".
 inline constexpr const char* version = PGASI_VERSION;
 

@@ -15,8 +15,13 @@
 #pragma once
 
 #include <pgas/alloc.hpp>
+#include <pgas/bulk.hpp>
 #include <pgas/config.hpp>
+#include <pgas/forall.hpp>
+#include <pgas/layout.hpp>
 #include <pgas/lock.hpp>
 #include <pgas/runtime.hpp>
+#include <pgas/shared_array.hpp>
+#include <pgas/sptr.hpp>
 #include <pgas/sync.hpp>
 #include <pgas/topology.hpp>

@@ -1,0 +1,48 @@
+// pgas/detail/geometry.hpp — what inline pointer-to-shared code needs to know about the
+// running job's shared space: where it starts, the segment size and THREADS with a
+// precomputed divider. Written once by the runtime before the job's threads start and cleared
+// after they are joined, so plain loads are race-free (thread creation orders them).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <source_location>
+#include <string_view>
+
+#include <libdivide.h>
+
+#include <pgas/config.hpp>
+
+namespace pgas::detail {
+
+struct shared_geometry {
+  char* base = nullptr;                           // start of thread 0's segment
+  std::uint64_t span = 0;                         // threads << shift: one past the largest offset
+  std::uint64_t segment = 0;                      // 1 << shift
+  unsigned shift = 0;                             // log2(segment size)
+  unsigned threads = 0;                           // THREADS
+  bool threads_pow2 = false;                      // THREADS is a power of two: divide by shifting
+  unsigned threads_log2 = 0;                      // log2(THREADS) when threads_pow2
+  libdivide::divider<std::uint64_t> threads_div;  // divides by THREADS otherwise
+
+  /// q = n / THREADS and r = n % THREADS, without a hardware divide.
+  void divmod_threads(std::uint64_t n, std::uint64_t& q, std::uint64_t& r) const noexcept {
+    q = threads_pow2 ? n >> threads_log2 : threads_div.divide(n);
+    r = n - q * threads;
+  }
+};
+
+/// The running job's geometry (all zero outside a job).
+extern shared_geometry geometry;
+
+/// Ends the job: misuse found by an inline check, naming the calling thread, `where` and
+/// `what`. Outside a job it throws std::logic_error instead.
+[[noreturn]] void misuse(std::string_view what, const std::source_location& where);
+
+/// Ends the job: a pointer-to-shared or bulk range [offset, offset + bytes) of the shared
+/// space (offset = thread * segment size + address) that is not inside one live allocation.
+/// Returns normally when it is. Used by checked builds only.
+void check_shared_range(std::uint64_t offset, std::size_t bytes, std::string_view what,
+                        const std::source_location* where);
+
+}  // namespace pgas::detail

@@ -1,0 +1,108 @@
+// pgas/forall.hpp — work sharing by affinity: UPC's upc_forall (UPC 1.3 §6.6.2).
+//
+//   pgas::forall(0, n, [&](long i) { … });                          // affinity i
+//   pgas::forall(0, n, [&](long i) { return A.ptr(i); }, body);     // affinity &A[i]
+//   pgas::forall(0, n, [&](long i) { return i / 4; }, body);       // any integer
+//   pgas::forall(0, n, pgas::everyone, body);                      // UPC `continue`
+//
+// Every thread calls forall with the same bounds; thread t runs the iterations whose
+// affinity names it: an integer affinity e selects thread e mod THREADS (the non-negative
+// remainder), a pointer-to-shared affinity selects upc_threadof(p). With the integer
+// affinity i itself, each thread steps straight through its own iterations (no test per
+// iteration).
+//
+// As in UPC, a forall that runs inside the body of another forall (on the same thread)
+// ignores its affinity and runs every iteration: the outer loop already shares the work.
+// forall is not collective (no barrier); follow it with pgas::barrier() when other threads
+// must see the results.
+//
+// Thread-safety: like any loop; the body runs on the calling thread.
+#pragma once
+
+#include <concepts>
+#include <type_traits>
+#include <utility>
+
+#include <pgas/runtime.hpp>
+#include <pgas/sptr.hpp>
+
+namespace pgas {
+
+/// The `continue` affinity: every thread runs every iteration.
+struct everyone_t {
+  explicit everyone_t() = default;
+};
+inline constexpr everyone_t everyone{};
+
+namespace detail {
+
+inline thread_local int forall_depth = 0;
+
+struct forall_scope {
+  forall_scope() noexcept { ++forall_depth; }
+  ~forall_scope() { --forall_depth; }
+  forall_scope(const forall_scope&) = delete;
+  forall_scope& operator=(const forall_scope&) = delete;
+};
+
+template <class T>
+struct is_sptr : std::false_type {};
+template <class T, std::size_t B>
+struct is_sptr<sptr<T, B>> : std::true_type {};
+
+template <std::integral E>
+int affinity_thread(E e) noexcept {
+  const auto n = static_cast<long long>(threads());
+  const long long r = static_cast<long long>(e) % n;
+  return static_cast<int>(r < 0 ? r + n : r);
+}
+template <class P>
+requires is_sptr<std::remove_cvref_t<P>>::value int affinity_thread(const P& p) noexcept {
+  return p.thread();
+}
+
+}  // namespace detail
+
+/// upc_forall (i = lo; i < hi; ++i; i): thread t runs the i with i mod THREADS == t.
+template <std::integral I, class F>
+requires std::invocable<F&, I>
+void forall(I lo, I hi, F&& body) {
+  detail::forall_scope scope;
+  if (detail::forall_depth > 1) {
+    for (I i = lo; i < hi; ++i)
+      body(i);
+    return;
+  }
+  const I n = static_cast<I>(threads());
+  const int first = detail::affinity_thread(lo);
+  const int me = mythread();
+  I i = lo + static_cast<I>((me - first + threads()) % threads());
+  for (; i < hi; i += n) {
+    body(i);
+    if (hi - i <= n) break;  // i + n would pass hi (and might overflow)
+  }
+}
+
+/// upc_forall (i = lo; i < hi; ++i; affinity(i)): affinity(i) returns an integer or a
+/// pointer-to-shared.
+template <std::integral I, class A, class F>
+requires std::invocable<F&, I> && std::invocable<A&, I>
+void forall(I lo, I hi, A&& affinity, F&& body) {
+  detail::forall_scope scope;
+  const bool all = detail::forall_depth > 1;
+  const int me = mythread();
+  for (I i = lo; i < hi; ++i) {
+    if (all || detail::affinity_thread(affinity(i)) == me) body(i);
+  }
+}
+
+/// upc_forall (…; continue): every thread runs every iteration.
+template <std::integral I, class F>
+requires std::invocable<F&, I>
+void forall(I lo, I hi, everyone_t, F&& body) {
+  detail::forall_scope scope;
+  for (I i = lo; i < hi; ++i)
+    body(i);
+}
+
+}  // namespace pgas

@@ -1,0 +1,363 @@
+// pgas/shared_array.hpp — shared arrays: UPC's `shared [B] T A[d0][d1]…`, created at run time
+// by every thread together (UPC 1.3 §6.5.1.1; tiles from papers/004).
+//
+//   pgas::shared_array<double, 2> A({1024, 1024}, pgas::block_spec::cyclic(1024));  // rows
+//   pgas::shared_array<int, 2> T({8, 9}, pgas::block_spec::tiles({2, 3}));       // 2×3 tiles
+//   pgas::shared_array<int, 1, 4> V({100});          // compile-time block: shared [4] int V[100]
+//   A(i, j) = 1.0;                       // any thread's element, by reference
+//   pgas::sptr<double, pgas::dynamic_block> p = A.ptr(i, j);   // &A[i][j]
+//
+// Layouts are those of pgas/layout.hpp. The array is one symmetric allocation
+// (pgas::all_alloc): thread t's part sits at the same offset of segment t, bound to t's NUMA
+// node and first touched by t. Elements are zero-initialised, as UPC's statically declared
+// shared arrays are.
+//
+// Access. A(i, j, …) computes the owner and offset with a few multiplies and shifts: the
+// block size (a compile-time Block, or a precomputed libdivide divider for a run-time one)
+// and THREADS are never divided by in hardware. There is no address translation beyond that:
+// the element's address is base + (thread << log2(segment)) + offset, and the reference works
+// from any thread (one address space).
+//
+// Collective: the constructor and the destructor. Every thread must create the same arrays
+// in the same order with the same arguments (checked: a mismatch ends the job naming each
+// thread's arguments) and destroy them in the same order (the destructor calls all_free).
+// Arrays are move-only; a moved-from array owns nothing.
+//
+// Errors: an invalid layout (zero extents, block beyond config::max_block, tiles of the
+// wrong rank) ends the job naming the thread and the constructor's call site. Out of shared
+// memory throws pgas::bad_shared_alloc. With bounds checking (config::bounds_check) an index
+// outside the extents ends the job naming the thread, the index, the extents and the call
+// site.
+//
+// Thread-safety: element access is as safe as the elements (no locking); the array object is
+// read-only after construction.
+#pragma once
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstring>
+#include <source_location>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include <pgas/alloc.hpp>
+#include <pgas/layout.hpp>
+#include <pgas/runtime.hpp>
+#include <pgas/sptr.hpp>
+#include <pgas/sync.hpp>
+
+namespace pgas {
+
+namespace detail {
+
+// An index argument. In checked builds it records where it was written, so an out-of-range
+// index can be reported at the caller's file and line; otherwise it is just the value.
+struct located_index {
+  std::size_t value;
+  std::source_location where;
+  template <std::integral I>
+  located_index(I v, std::source_location w = std::source_location::current()) noexcept
+      : value(static_cast<std::size_t>(v)), where(w) {}
+};
+struct plain_index {
+  std::size_t value;
+  template <std::integral I>
+  constexpr plain_index(I v) noexcept : value(static_cast<std::size_t>(v)) {}
+};
+using index_arg = std::conditional_t<config::bounds_check, located_index, plain_index>;
+template <std::size_t>
+using index_of = index_arg;
+
+[[noreturn]] void index_error(std::span<const std::size_t> index,
+                              std::span<const std::size_t> extents,
+                              const std::source_location& where);
+[[noreturn]] void layout_error(const char* what, const std::source_location& where);
+
+template <class T, std::size_t Rank, std::size_t Block, class Seq>
+class shared_array_impl;
+
+template <class T, std::size_t Rank, std::size_t Block, std::size_t... D>
+class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
+  static_assert(Rank >= 1 && Rank <= pgas::layout::max_rank, "shared_array rank must be 1..8");
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>,
+                "shared data must be trivially copyable and default constructible");
+  static_assert(alignof(T) <= 64, "shared elements may be aligned to at most 64 bytes");
+  static_assert(Block == dynamic_block || Block <= config::max_block,
+                "block size exceeds config::max_block (2^sptr_phase_bits elements)");
+  static constexpr std::size_t S = sizeof(T);
+
+ public:
+  using value_type = T;
+  using extents_type = std::array<std::size_t, Rank>;
+  using index_type = std::array<std::size_t, Rank>;
+  /// &A(…): a pointer-to-shared with the array's block size (the tile volume for tiled
+  /// arrays, whose pointers walk each tile row-major, then the next tile in tile order).
+  using pointer = sptr<T, Block>;
+
+  /// Collective: creates the array with a run-time block specification (default: block 1).
+  shared_array_impl(const extents_type& extents, block_spec spec = {},
+                    std::source_location where =
+                        std::source_location::current()) requires(Block == dynamic_block) {
+    create(extents, std::move(spec), where);
+  }
+  /// Collective: creates `shared [Block] T A[…]` (Block = indefinite for `shared []`).
+  explicit shared_array_impl(const extents_type& extents,
+                             std::source_location where =
+                                 std::source_location::current()) requires(Block != dynamic_block) {
+    create(extents, block_spec::cyclic(Block), where);
+  }
+
+  shared_array_impl(const shared_array_impl&) = delete;
+  shared_array_impl& operator=(const shared_array_impl&) = delete;
+  shared_array_impl(shared_array_impl&& o) noexcept { *this = std::move(o); }
+  shared_array_impl& operator=(shared_array_impl&& o) noexcept {
+    if (this != &o) {
+      release();
+      layout_ = std::move(o.layout_);
+      alloc_ = std::exchange(o.alloc_, shared_alloc{});
+      data0_ = std::exchange(o.data0_, nullptr);
+      word0_ = o.word0_;
+      block_ = o.block_;
+      bdiv_ = o.bdiv_;
+    }
+    return *this;
+  }
+  /// Collective: frees the array (UPC upc_all_free).
+  ~shared_array_impl() { release(); }
+
+  /// Element (i, j, …) of any thread, by reference.
+  T& operator()(index_of<D>... i) const noexcept {
+    if constexpr (config::bounds_check) check(i...);
+    return *address(i.value...);
+  }
+  /// A(i) for one-dimensional arrays (UPC A[i]).
+  T& operator[](index_arg i) const noexcept requires(Rank == 1) {
+    if constexpr (config::bounds_check) check(i);
+    return *address(i.value);
+  }
+  /// &A[i][j]…: the pointer-to-shared to an element (UPC &A[i][j]).
+  pointer ptr(index_of<D>... i) const noexcept {
+    if constexpr (config::bounds_check) check(i...);
+    const std::array<std::size_t, Rank> idx{i.value...};
+    const element_place p = layout_.place(idx);
+    const std::uint64_t w =
+        (static_cast<std::uint64_t>(p.phase) << phase_shift) |
+        ((static_cast<std::uint64_t>(p.thread) << geometry.shift) + alloc_.offset() + p.offset * S);
+    if constexpr (Block == dynamic_block) {
+      return pointer::from_word(w, *bdiv_);
+    } else {
+      return pointer::from_word(w);
+    }
+  }
+  /// &A[0]…[0]: the array as a pointer-to-shared (thread 0, phase 0).
+  pointer begin_ptr() const noexcept {
+    if constexpr (Block == dynamic_block) {
+      return pointer::from_word(word0_, *bdiv_);
+    } else {
+      return pointer::from_word(word0_);
+    }
+  }
+
+  /// The address of element (i, j, …): the fast path every access goes through.
+  T* address(decltype(D, std::size_t{})... i) const noexcept {
+    const std::size_t l = linear(i...);
+    std::size_t thread, off;
+    if constexpr (Block == 0) {
+      thread = 0;
+      off = l;
+    } else if constexpr (Block == 1) {
+      const std::size_t course = layout_.divide_threads(l);
+      thread = l - course * static_cast<std::size_t>(geometry.threads);
+      off = course;
+    } else if constexpr (Block != dynamic_block) {
+      const std::size_t k = l / Block;
+      const std::size_t course = layout_.divide_threads(k);
+      thread = k - course * static_cast<std::size_t>(geometry.threads);
+      off = course * Block + (l - k * Block);
+    } else {
+      if (layout_.tiled()) {
+        const std::array<std::size_t, Rank> idx{i...};
+        const element_place p = layout_.place(idx);
+        thread = static_cast<std::size_t>(p.thread);
+        off = p.offset;
+      } else {
+        const element_place p = layout_.place_linear(l);
+        thread = static_cast<std::size_t>(p.thread);
+        off = p.offset;
+      }
+    }
+    return reinterpret_cast<T*>(data0_ + (thread << geometry.shift) + off * S);
+  }
+
+  /// The layout (owner, phase and offset of every element; see pgas/layout.hpp).
+  const pgas::layout& layout() const noexcept { return layout_; }
+  std::size_t extent(std::size_t d) const noexcept { return layout_.extent(d); }
+  /// Elements in the array.
+  std::size_t size() const noexcept { return layout_.size(); }
+
+  /// UPC upc_affinitysize: elements with affinity to `thread` (padding excluded).
+  std::size_t affinitysize(int thread) const { return layout_.elements_on(thread); }
+  /// UPC upc_localsizeof: bytes of each thread's part (the largest part, padding included).
+  std::size_t localsizeof() const noexcept { return layout_.part_elements() * S; }
+  /// UPC upc_blocksizeof: the block size in elements (0 for indefinite, the tile volume for
+  /// tiles).
+  std::size_t blocksizeof() const noexcept { return layout_.block_elements(); }
+  /// UPC upc_elemsizeof: bytes per element.
+  static constexpr std::size_t elemsizeof() noexcept { return S; }
+
+  /// Thread t's whole part as plain memory: part_elements() elements in the owner's storage
+  /// order (block after block; a tiled array's tiles each whole and row-major), padding
+  /// included. The privatisation of UPC `(T*)&A[…]` on the part's first element.
+  std::span<T> local_part(int thread) const noexcept {
+    return {reinterpret_cast<T*>(data0_ + (static_cast<std::size_t>(thread) << geometry.shift)),
+            layout_.part_elements()};
+  }
+  std::span<T> local_part() const noexcept { return local_part(mythread()); }
+
+  /// Calls f(element, index) for every element with affinity to the calling thread, in the
+  /// owner's storage order (no padding). Not collective.
+  template <class F>
+  void for_each_mine(F&& f) const {
+    const int me = mythread();
+    const auto n = static_cast<std::size_t>(layout_.threads());
+    T* const part = local_part(me).data();
+    if (layout_.block_elements() == 0) {  // indefinite: all on thread 0
+      if (me != 0) return;
+      walk(0, layout_.size(), part, f);
+      return;
+    }
+    const std::size_t b = layout_.block_elements();
+    std::size_t course = 0;
+    for (std::size_t k = static_cast<std::size_t>(me); k < layout_.blocks(); k += n, ++course) {
+      if (!layout_.tiled()) {
+        const std::size_t l0 = k * b;
+        walk(l0, std::min(b, layout_.size() - l0), part + course * b, f);
+      } else {
+        walk_tile(k, part + course * b, f);
+      }
+    }
+  }
+
+ private:
+  static constexpr unsigned phase_shift = detail::phase_shift;
+
+  void create(const extents_type& extents, block_spec spec, const std::source_location& where) {
+    try {
+      layout_ = pgas::layout({extents.begin(), extents.end()}, std::move(spec), threads());
+    } catch (const std::invalid_argument& e) {
+      layout_error(e.what(), where);
+    }
+    const std::size_t b = layout_.block_elements();
+    block_ = b;
+    const std::size_t nblocks = b == 0 ? 1 : layout_.blocks();
+    const std::size_t block_bytes = (b == 0 ? layout_.size() : b) * S;
+    alloc_ = all_alloc(nblocks, block_bytes, where);
+    data0_ = static_cast<char*>(alloc_.part(0));
+    word0_ = alloc_.offset();
+    bdiv_ = &block_divider_for(b);
+    // Zero-initialise my part (UPC zero-initialises declared shared arrays), then make sure
+    // every part is ready before anyone reads it.
+    if (const std::size_t bytes = alloc_.part_bytes();
+        bytes != 0 && nblocks > 0 && (b != 0 || mythread() == 0)) {
+      std::memset(alloc_.part(mythread()), 0, bytes);
+    }
+    barrier(where);
+  }
+
+  void release() noexcept {
+    if (alloc_) all_free(std::exchange(alloc_, shared_alloc{}));
+    data0_ = nullptr;
+  }
+
+  std::size_t linear(decltype(D, std::size_t{})... i) const noexcept {
+    const std::array<std::size_t, Rank> idx{i...};
+    std::size_t l = idx[0];
+    for (std::size_t d = 1; d < Rank; ++d)
+      l = l * layout_.extent(d) + idx[d];
+    return l;
+  }
+
+  void check(const index_of<D>&... i) const noexcept {
+    const std::array<std::size_t, Rank> idx{i.value...};
+    for (std::size_t d = 0; d < Rank; ++d) {
+      if (idx[d] >= layout_.extent(d)) {
+        const auto ext = layout_.extents();
+        const std::source_location where = [&] {
+          if constexpr (config::bounds_check) {
+            const std::array<std::source_location, Rank> at{i.where...};
+            return at[d];
+          } else {
+            return std::source_location::current();
+          }
+        }();
+        index_error(idx, ext, where);
+      }
+    }
+  }
+
+  // Calls f on `count` consecutive elements starting at row-major position l0.
+  template <class F>
+  void walk(std::size_t l0, std::size_t count, T* p, F& f) const {
+    std::vector<std::size_t> v = layout_.unlinear(l0);
+    index_type idx{};
+    std::copy(v.begin(), v.end(), idx.begin());
+    for (std::size_t e = 0; e < count; ++e) {
+      f(p[e], std::as_const(idx));
+      for (std::size_t d = Rank; d-- > 0;) {  // odometer
+        if (++idx[d] < layout_.extent(d)) break;
+        idx[d] = 0;
+      }
+    }
+  }
+
+  // Calls f on the real elements of tile k, stored row-major at p (padding skipped).
+  template <class F>
+  void walk_tile(std::size_t k, T* p, F& f) const {
+    index_type lo{}, tile{}, idx{};
+    std::size_t rest = k;
+    for (std::size_t d = Rank; d-- > 0;) {
+      const std::size_t q = rest % layout_.tiles_along(d);
+      rest /= layout_.tiles_along(d);
+      tile[d] = layout_.spec().tile()[d];
+      lo[d] = q * tile[d];
+    }
+    const std::size_t volume = layout_.block_elements();
+    index_type in{};  // position inside the tile
+    for (std::size_t e = 0; e < volume; ++e) {
+      bool real = true;
+      for (std::size_t d = 0; d < Rank; ++d) {
+        idx[d] = lo[d] + in[d];
+        real = real && idx[d] < layout_.extent(d);
+      }
+      if (real) f(p[e], std::as_const(idx));
+      for (std::size_t d = Rank; d-- > 0;) {
+        if (++in[d] < tile[d]) break;
+        in[d] = 0;
+      }
+    }
+  }
+
+  pgas::layout layout_;
+  shared_alloc alloc_;
+  char* data0_ = nullptr;    // thread 0's part
+  std::uint64_t word0_ = 0;  // pointer-to-shared word of element 0
+  std::size_t block_ = 0;
+  const block_divider* bdiv_ = nullptr;
+};
+
+}  // namespace detail
+
+/// UPC `shared [Block] T A[d0]…[dRank-1]`; Block = pgas::dynamic_block (the default) takes
+/// the block specification — cyclic B, indefinite, [*] or tiles — at run time.
+template <class T, std::size_t Rank = 1, std::size_t Block = dynamic_block>
+class shared_array
+    : public detail::shared_array_impl<T, Rank, Block, std::make_index_sequence<Rank>> {
+  using base = detail::shared_array_impl<T, Rank, Block, std::make_index_sequence<Rank>>;
+
+ public:
+  using base::base;
+};
+
+}  // namespace pgas

@@ -1,0 +1,115 @@
+// src/sptr.cpp — the out-of-line parts of pointers-to-shared (pgas/sptr.hpp): packing a word
+// with its limits checked, the shared run-time block dividers, sptr_from, and the thread
+// distance query.
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include <pgas/sptr.hpp>
+
+#include "faults.hpp"
+#include "job.hpp"
+#include "space.hpp"
+
+namespace pgas {
+
+namespace detail {
+
+const block_divider& block_divider_for(std::uint64_t b) {
+  // Interned: one divider per distinct block size, alive until exit, so pointers to them in
+  // run-time-B pointers never dangle. Block sizes in a program are few.
+  static std::mutex mutex;
+  static auto* table = new std::map<std::uint64_t, std::unique_ptr<block_divider>>();
+  std::lock_guard g(mutex);
+  auto& slot = (*table)[b];
+  if (!slot) {
+    slot = std::make_unique<block_divider>();
+    slot->block = b;
+    slot->pow2 = b != 0 && std::has_single_bit(b);
+    slot->log2 = b == 0 ? 0 : static_cast<unsigned>(std::countr_zero(b));
+    if (b != 0) slot->div = libdivide::divider<std::uint64_t>(b);
+  }
+  return *slot;
+}
+
+std::uint64_t sptr_pack(int thread, std::size_t addrfield, std::size_t phase, std::uint64_t block,
+                        const std::source_location& where) {
+  const shared_geometry& g = geometry;
+  if (g.base == nullptr) misuse("making a pointer-to-shared outside a job", where);
+  if (thread < 0 || static_cast<unsigned>(thread) >= g.threads) {
+    misuse(
+        fmt::format("pointer-to-shared thread {} is not in [0, THREADS = {})", thread, g.threads),
+        where);
+  }
+  if (addrfield >= g.segment) {
+    misuse(fmt::format("pointer-to-shared address {:#x} is beyond the segment size {:#x}",
+                       addrfield, g.segment),
+           where);
+  }
+  if (block > config::max_block) {
+    misuse(fmt::format("block size {} exceeds the {} elements a pointer-to-shared can hold "
+                       "(-Dsptr_phase_bits={})",
+                       block, config::max_block, config::sptr_phase_bits),
+           where);
+  }
+  if (phase != 0 && phase >= block) {
+    misuse(fmt::format("pointer-to-shared phase {} is not below its block size {}", phase, block),
+           where);
+  }
+  return (static_cast<std::uint64_t>(phase) << phase_shift) |
+         ((static_cast<std::uint64_t>(thread) << g.shift) + addrfield);
+}
+
+std::uint64_t sptr_offset_of(const void* p, const std::source_location& where) {
+  const shared_geometry& g = geometry;
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const auto b = reinterpret_cast<std::uintptr_t>(g.base);
+  if (g.base == nullptr || a < b || a - b >= g.span) {
+    misuse(fmt::format("sptr_from: address {} is not in the shared space", p), where);
+  }
+  return a - b;
+}
+
+}  // namespace detail
+
+const char* to_string(locality l) noexcept {
+  switch (l) {
+    case locality::same_thread:
+      return "same_thread";
+    case locality::same_core:
+      return "same_core";
+    case locality::same_l3:
+      return "same_l3";
+    case locality::same_numa:
+      return "same_numa";
+    case locality::same_package:
+      return "same_package";
+    case locality::machine:
+      return "machine";
+  }
+  return "?";
+}
+
+locality thread_distance(int a, int b, std::source_location where) {
+  if (!in_job()) detail::misuse("pgas::thread_distance outside a job", where);
+  const int n = threads();
+  if (a < 0 || a >= n || b < 0 || b >= n) {
+    detail::misuse(
+        fmt::format("pgas::thread_distance({}, {}): threads must be in [0, {})", a, b, n), where);
+  }
+  if (a == b) return locality::same_thread;
+  const auto& plan = job_placement();
+  const auto& pus = job_machine().pus();
+  const pu_info& x = pus[static_cast<std::size_t>(plan[static_cast<std::size_t>(a)].pu)];
+  const pu_info& y = pus[static_cast<std::size_t>(plan[static_cast<std::size_t>(b)].pu)];
+  if (x.package != y.package) return locality::machine;
+  if (x.numa != y.numa) return locality::same_package;
+  if (x.l3 != y.l3 || x.l3 < 0) return x.core == y.core ? locality::same_core : locality::same_numa;
+  return x.core == y.core ? locality::same_core : locality::same_l3;
+}
+
+}  // namespace pgas

@@ -66,7 +66,7 @@ block_spec block_spec::tiles(std::vector<std::size_t> b) {
                     layout::max_rank));
   }
   for (std::size_t d = 0; d < b.size(); ++d) {
-    if (b[d] == 0) bad(fmt::format("tile extent {} (dimension {}) is zero", d, d));
+    if (b[d] == 0) bad(fmt::format("tile extent of dimension {} is zero", d));
   }
   block_spec s;
   s.kind_ = kind::tiles;

@@ -24,33 +24,21 @@
 #include <pgas/runtime.hpp>
 #include <pgas/topology.hpp>
 
+#include "cli.hpp"
 #include "env.hpp"
 
 namespace {
 
 // mpirun and upcrun conventions: 2 for a bad command line, 127 (the shell's) for a program that
 // cannot be started. Anything else is the program's own status, since we exec it.
-constexpr int exit_usage = 2;
+using pgas::tools::exit_usage;
 constexpr int exit_cannot_run = 127;
 
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using pgas::tools::one_line;
+using pgas::tools::usage_error;
 
 [[noreturn]] void fail(int status, const std::string& message) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "pgasrun: error: %s\n", message.c_str());
-  std::exit(status);
-}
-
-// Scripts match on our one-line messages, and CLI11's texts can span lines.
-std::string one_line(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
-    text.pop_back();
-  for (char& c : text) {
-    if (c == '\n') c = ' ';
-  }
-  return text;
+  pgas::tools::fail("pgasrun", status, message);
 }
 
 // With prefix_command(), CLI11 stops at the first positional (PROGRAM) and keeps it and all that

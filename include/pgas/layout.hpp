@@ -124,6 +124,14 @@ class layout {
   std::size_t part_elements() const noexcept { return part_; }
   /// Elements (not padding) with affinity to `thread`: UPC upc_affinitysize.
   std::size_t elements_on(int thread) const;
+  /// Blocks (tiles) dealt to `thread`: blocks thread, thread + THREADS, …; an indefinite
+  /// array is one block on thread 0.
+  std::size_t blocks_on(int thread) const noexcept {
+    if (thread < 0 || thread >= threads_) return 0;
+    const auto t = static_cast<std::size_t>(thread);
+    if (block_ == 0) return t == 0 ? 1 : 0;
+    return t < blocks_ ? (blocks_ - 1 - t) / static_cast<std::size_t>(threads_) + 1 : 0;
+  }
 
   /// Row-major linear position of an index (rank() values, each below its extent).
   std::size_t linear(std::span<const std::size_t> index) const noexcept {

@@ -1,10 +1,16 @@
-// src/shared_array.cpp — the out-of-line error paths of shared arrays (pgas/shared_array.hpp):
-// an invalid layout at creation and, in checked builds, an index outside the extents.
+// src/shared_array.cpp — the out-of-line parts of shared arrays (pgas/shared_array.hpp): the
+// creation barrier that checks every thread made the same array, and the error paths (an
+// invalid layout at creation and, in checked builds, an index outside the extents).
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <pgas/shared_array.hpp>
+
+#include <string>
+
+#include "barrier.hpp"
+#include "job.hpp"
 
 namespace pgas::detail {
 
@@ -28,6 +34,21 @@ void index_error(std::span<const std::size_t> index, std::span<const std::size_t
 
 void layout_error(const char* what, const std::source_location& where) {
   misuse(fmt::format("cannot create a shared array: {}", what), where);
+}
+
+void shared_array_agree(const pgas::layout& l, std::size_t element_size,
+                        const std::source_location& where) {
+  // The declaration is both the value the threads must agree on (as a hash, which the barrier
+  // compares) and what a mismatch report shows for each thread (it must outlive the wait).
+  thread_local std::string declared;
+  declared = fmt::format("{}, {}-byte elements", l.declaration("T", "A"), element_size);
+  std::uint32_t h = 2166136261u;  // FNV-1a
+  for (const char c : declared)
+    h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  job& j = *job_current();
+  barrier_arrive(j, barrier_op{op_kind::all_alloc, "pgas::shared_array", true,
+                               static_cast<std::int32_t>(h), "layout", where, declared.c_str()});
+  barrier_complete(j);
 }
 
 }  // namespace pgas::detail

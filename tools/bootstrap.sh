@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tools/bootstrap.sh — the README's two commands: set up a fresh Debian 12 machine (as root,
 # installing what is missing with apt-get), build, and then either run the demo or run every
-# test suite (the default build, then the runtime's unit tests under address+undefined and
-# thread sanitizers). `test` ends with one line "N passed, N failed".
+# test suite (the default build; then the unit tests under address+undefined sanitizers in a
+# bounds-checked build, which also runs the 'checked' integration cases, and under the thread
+# sanitizer). `test` ends with one line "N passed, N failed".
 #
 #   bash tools/bootstrap.sh demo
 #   bash tools/bootstrap.sh test
@@ -78,26 +79,41 @@ run_suite() {
   rm -f "$log"
 }
 
-echo "== default build: unit, integration, tool and stress tests"
+echo "== default build: unit, integration, tool, stress and must-not-compile tests"
 setup build
 if ninja -C build; then
-  run_suite build --suite unit --suite integration --suite tools --suite stress
+  run_suite build --suite unit --suite integration --suite tools --suite stress --suite neg
 else
   failed=$((failed + 1))
 fi
 
+unit_targets=(tests/unit/src/env_test tests/unit/src/topology_test tests/unit/src/placement_test
+  tests/unit/src/runtime_test tests/unit/src/barrier_test tests/unit/src/lock_test
+  tests/unit/alloc/symmetric_test tests/unit/alloc/shared_alloc_test tests/unit/alloc/arenas_test
+  tests/unit/include/layout_test tests/unit/include/sptr_test tests/unit/include/shared_array_test
+  tests/unit/include/forall_test tests/unit/include/bulk_test tests/unit/tools/declaration_test)
+# The 'checked' integration cases: pgasrun, its test driver and the program they launch.
+checked_targets=(tools/pgasrun tests/integration/pgasrun_test tests/integration/checked_access)
+
 for san in address,undefined thread; do
   dir=build-${san%%,*}
-  echo "== $san sanitizer: unit tests"
-  setup "$dir" -Db_sanitize="$san" -Db_lundef=false -Dbuildtype=debugoptimized -Dkernels=false
-  if ninja -C "$dir" tests/unit/src/env_test tests/unit/src/topology_test \
-    tests/unit/src/placement_test tests/unit/src/runtime_test tests/unit/src/barrier_test \
-    tests/unit/src/lock_test tests/unit/alloc/symmetric_test tests/unit/alloc/shared_alloc_test \
-    tests/unit/alloc/arenas_test; then
+  targets=("${unit_targets[@]}")
+  suites=(--suite unit)
+  options=()
+  if [ "$san" = address,undefined ]; then
+    # This build also checks every shared-array index, dereference and bulk copy.
+    targets+=("${checked_targets[@]}")
+    suites+=(--suite checked)
+    options=(-Dbounds_check=true)
+  fi
+  echo "== $san sanitizer${options[*]:+ (${options[*]})}: ${suites[*]} tests"
+  setup "$dir" -Db_sanitize="$san" -Db_lundef=false -Dbuildtype=debugoptimized -Dkernels=false \
+    "${options[@]}"
+  if ninja -C "$dir" "${targets[@]}"; then
     # halt_on_error: any report fails the test instead of scrolling by.
     ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-      run_suite "$dir" --suite unit --no-rebuild
+      run_suite "$dir" "${suites[@]}" --no-rebuild
   else
     failed=$((failed + 1))
   fi

@@ -13,6 +13,8 @@
 //
 // As in UPC, a forall that runs inside the body of another forall (on the same thread)
 // ignores its affinity and runs every iteration: the outer loop already shares the work.
+// A pgas::everyone loop shares nothing, so it does not count as an outer loop (UPC: only a
+// loop whose affinity is not `continue` controls its nested loops).
 // forall is not collective (no barrier); follow it with pgas::barrier() when other threads
 // must see the results.
 //
@@ -52,9 +54,15 @@ struct is_sptr<sptr<T, B>> : std::true_type {};
 
 template <std::integral E>
 int affinity_thread(E e) noexcept {
-  const auto n = static_cast<long long>(threads());
-  const long long r = static_cast<long long>(e) % n;
-  return static_cast<int>(r < 0 ? r + n : r);
+  if constexpr (std::is_unsigned_v<E>) {
+    // Not through long long: unsigned values of 2^63 and more would turn negative.
+    return static_cast<int>(static_cast<unsigned long long>(e) %
+                            static_cast<unsigned long long>(threads()));
+  } else {
+    const auto n = static_cast<long long>(threads());
+    const long long r = static_cast<long long>(e) % n;
+    return static_cast<int>(r < 0 ? r + n : r);
+  }
 }
 template <class P>
 requires is_sptr<std::remove_cvref_t<P>>::value int affinity_thread(const P& p) noexcept {
@@ -73,13 +81,18 @@ void forall(I lo, I hi, F&& body) {
       body(i);
     return;
   }
-  const I n = static_cast<I>(threads());
-  const int first = detail::affinity_thread(lo);
-  const int me = mythread();
-  I i = lo + static_cast<I>((me - first + threads()) % threads());
-  for (; i < hi; i += n) {
-    body(i);
-    if (hi - i <= n) break;  // i + n would pass hi (and might overflow)
+  if (!(lo < hi)) return;
+  // Steps are counted from lo in unsigned arithmetic, so that neither the first iteration
+  // (lo + up to THREADS - 1) nor a step past hi can overflow I, at either end of its range.
+  using U = std::make_unsigned_t<I>;
+  const auto span = static_cast<unsigned long long>(
+      static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo)));  // U: narrow types promote
+  const auto n = static_cast<unsigned long long>(threads());
+  const auto first = static_cast<unsigned long long>(detail::affinity_thread(lo));
+  const auto base = static_cast<unsigned long long>(static_cast<U>(lo));
+  for (auto k = (static_cast<unsigned long long>(mythread()) + n - first) % n; k < span; k += n) {
+    body(static_cast<I>(static_cast<U>(base + k)));
+    if (span - k <= n) break;  // k + n would reach span (and might wrap)
   }
 }
 
@@ -100,7 +113,8 @@ void forall(I lo, I hi, A&& affinity, F&& body) {
 template <std::integral I, class F>
 requires std::invocable<F&, I>
 void forall(I lo, I hi, everyone_t, F&& body) {
-  detail::forall_scope scope;
+  // Not a controlling loop (UPC §6.6.2: `continue` affinity), so no forall_scope: a forall
+  // in its body still shares its iterations.
   for (I i = lo; i < hi; ++i)
     body(i);
 }

@@ -74,6 +74,10 @@ using index_of = index_arg;
                               std::span<const std::size_t> extents,
                               const std::source_location& where);
 [[noreturn]] void layout_error(const char* what, const std::source_location& where);
+// Collective: the barrier that ends an array's creation, at which every thread must bring the
+// same layout and element size (a mismatch ends the job naming each thread's declaration).
+void shared_array_agree(const pgas::layout& l, std::size_t element_size,
+                        const std::source_location& where);
 
 template <class T, std::size_t Rank, std::size_t Block, class Seq>
 class shared_array_impl;
@@ -258,12 +262,13 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
     word0_ = alloc_.offset();
     bdiv_ = &block_divider_for(b);
     // Zero-initialise my part (UPC zero-initialises declared shared arrays), then make sure
-    // every part is ready before anyone reads it.
+    // every part is ready before anyone reads it — and that every thread made the same array:
+    // all_alloc only compares sizes, which arrays of different shapes can share.
     if (const std::size_t bytes = alloc_.part_bytes();
         bytes != 0 && nblocks > 0 && (b != 0 || mythread() == 0)) {
       std::memset(alloc_.part(mythread()), 0, bytes);
     }
-    barrier(where);
+    shared_array_agree(layout_, S, where);
   }
 
   void release() noexcept {

@@ -123,11 +123,10 @@ class sptr<V, B> {
   std::size_t addrfield() const noexcept {
     return w_ & detail::offset_mask & (detail::geometry.segment - 1);
   }
-  /// The address in the one address space (nullptr for the null pointer-to-shared).
-  V* get() const noexcept {
-    return w_ == 0 ? nullptr : detail::geometry.base + (w_ & detail::offset_mask);
-  }
-  explicit operator V*() const noexcept { return get(); }
+  /// The address in the one address space. As for typed pointers, the fast form: for the
+  /// null pointer-to-shared it is not null (the conversion below is).
+  V* get() const noexcept { return detail::geometry.base + (w_ & detail::offset_mask); }
+  explicit operator V*() const noexcept { return w_ == 0 ? nullptr : get(); }
   explicit operator bool() const noexcept { return w_ != 0; }
 
   /// Same thread and address (the phase is ignored, as in UPC).
@@ -266,22 +265,29 @@ class sptr {
       w_ += S;
     } else if constexpr (B == 1) {
       // Next thread, same address; after the last thread, the next address on thread 0.
-      const std::uint64_t o = w_ + g.segment;
-      w_ = o >= g.span ? o - g.span + S : o;
+      // The test reads the old word, not w_ + segment, so the compare and both candidate
+      // sums run side by side: a loop of ++p carries a 2-cycle chain through w_, not 3.
+      w_ = w_ >= g.span - g.segment ? w_ - (g.span - g.segment - S) : w_ + g.segment;
     } else {
       if constexpr (B == dynamic_block) {
-        if (block() == 0) {  // a run-time indefinite block
+        if (block() == 0) [[unlikely]] {  // a run-time indefinite block
           w_ += S;
           return *this;
         }
       }
-      if (phase() + 1 < block()) {
+      // phase() + 1 < block(), read off the word: the offset bits are below phase_one, so
+      // w_ < (B - 1) * phase_one exactly when the phase is below B - 1. [[likely]] keeps the
+      // in-block step on the fall-through path: one taken branch per element, not two.
+      if (w_ < (block() - 1) * detail::phase_one) [[likely]] {
         w_ += detail::phase_one + S;
       } else {
-        // Phase 0 of the next block: the next thread, back to the block's start.
-        std::uint64_t o = (w_ & detail::offset_mask) - (block() - 1) * S + g.segment;
-        if (o >= g.span) o = o - g.span + block() * S;
-        w_ = o;
+        // Phase 0 of the next block: the next thread, back to the block's start; after the
+        // last thread, the next course on thread 0. As for B = 1, the test reads the offset
+        // itself rather than the sum.
+        const std::uint64_t off = w_ & detail::offset_mask;
+        const std::uint64_t back = (block() - 1) * S;
+        w_ = off >= g.span - g.segment + back ? off - back + g.segment - g.span + block() * S
+                                              : off - back + g.segment;
       }
     }
     return *this;

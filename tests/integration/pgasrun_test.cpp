@@ -1,7 +1,8 @@
 // Integration tests: programs in tests/integration/programs/ launched through `pgasrun`, each
 // asserting the job's exit status (or the signal it died of), what it printed on stderr, and
 // that it ended within a bound instead of hanging; plus pgasrun's own usage errors, --help,
-// --version, argument passthrough and --report-bindings.
+// --version, argument passthrough and --report-bindings. Cases tagged [.checked] need a build
+// with bounds checking and are hidden unless asked for (the meson suite 'checked' runs them).
 //
 // Meson passes PGASRUN (the launcher), PROGRAMS (the built programs), PROGRAM_SOURCES (their
 // sources, whose @markers give the lines a report must name), EXPECTED_VERSION, MAX_THREADS.
@@ -681,5 +682,130 @@ TEST_CASE("pgasrun --dry-run prints the plan on stdout without running the progr
   for (int t = 0; t < 4; ++t) {
     INFO("row for thread " << t);
     CHECK(matches(r.out, "^[ \\t|]*(thread\\s*)?" + std::to_string(t) + "(?![0-9])"));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared arrays and pointers-to-shared: misuse every build catches, naming the call site.
+
+TEST_CASE("array_misuse: invalid layouts and pointers end the job at the caller's line",
+          "[fault][array]") {
+  struct misuse_case {
+    const char* mode;
+    std::vector<std::string> words;  // each must appear in the message (case-insensitive)
+    int thread;                      // the thread named, or -1 for any (collective calls)
+  };
+  const std::vector<misuse_case> cases = {
+      {"zero_extent", {"cannot create a shared array", "dimension 1 is zero"}, -1},
+      {"tile_volume", {"cannot create a shared array", "tiles of 1049600 elements"}, -1},
+      {"star_block", {"cannot create a shared array", "[*] gives blocks of 2097152"}, -1},
+      {"tiles", {"cannot create a shared array", "1 tile extents"}, -1},
+      {"from_parts", {"pointer-to-shared thread 2", "THREADS = 2"}, 1},
+      {"sptr_from", {"not in the shared space"}, 1},
+      {"thread_distance", {"thread_distance(0, 2)"}, 1},
+  };
+  for (const auto& c : cases) {
+    const int line = line_of("array_misuse", std::string("@array_misuse:") + c.mode);
+    const result r = launch_program(2, "array_misuse", {c.mode});
+    INFO("pgasrun -n 2 array_misuse " << c.mode);
+    require_exit(r, 1);
+    INFO(r);
+    for (const auto& w : c.words)
+      CHECK(contains_nocase(r.err, w));
+    CHECK(names_location(r.err, "array_misuse", line));
+    if (c.thread >= 0) {
+      CHECK(names_thread(r.err, c.thread));
+    } else {
+      CHECK((names_thread(r.err, 0) || names_thread(r.err, 1)));
+    }
+    CHECK_FALSE(contains_nocase(r.err, "uncaught"));
+  }
+}
+
+// block_spec::cyclic(B) checks B itself and throws std::invalid_argument while the caller
+// evaluates the constructor's arguments: the job ends as for any uncaught exception (the
+// thread and the block size are named; the call site is not, unlike the cases above).
+TEST_CASE("array_misuse: a block beyond config::max_block ends the job", "[fault][array]") {
+  const result r = launch_program(2, "array_misuse", {"block_factory"});
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(contains(r.err, std::to_string((1ull << 20) + 1)));
+  CHECK(contains(r.err, "invalid_argument"));
+  CHECK((names_thread(r.err, 0) || names_thread(r.err, 1)));
+}
+
+TEST_CASE("array_misuse: threads creating differently shaped arrays are stopped",
+          "[fault][array]") {
+  const int line = line_of("array_misuse", "@array_misuse:mismatch");
+  const result r = launch_program(2, "array_misuse", {"mismatch"});
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(contains_nocase(r.err, "mismatch"));
+  CHECK(names_thread(r.err, 0));
+  CHECK(names_thread(r.err, 1));
+  CHECK(names_location(r.err, "array_misuse", line));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checked builds (-Dbounds_check=true or -Ddebug_level>=1): hidden here, run by the meson suite
+// 'checked', which exists only in such builds.
+
+TEST_CASE("checked: an index outside the extents names thread, index, extents and line",
+          "[.checked]") {
+  struct index_case {
+    const char* mode;
+    const char* index;
+    const char* extents;
+  };
+  for (const index_case c :
+       {index_case{"index", "(2, 6)", "[4][6]"}, index_case{"negative", "(-1, 2)", "[4][6]"},
+        index_case{"rank1", "(10)", "[10]"}, index_case{"ptr", "(4, 0)", "[4][6]"}}) {
+    for (int n : {2, 3}) {
+      const int line = line_of("checked_access", std::string("@checked:") + c.mode);
+      const result r = launch_program(n, "checked_access", {c.mode});
+      INFO("pgasrun -n " << n << " checked_access " << c.mode);
+      require_exit(r, 1);
+      INFO(r);
+      CHECK(names_thread(r.err, 1));
+      CHECK(contains(r.err, c.index));
+      CHECK(contains(r.err, c.extents));
+      CHECK(contains_nocase(r.err, "out of range"));
+      CHECK(names_location(r.err, "checked_access", line));
+    }
+  }
+}
+
+TEST_CASE("checked: dereferencing outside a live allocation ends the job", "[.checked]") {
+  for (const char* mode : {"deref", "dangling"}) {
+    const result r = launch_program(2, "checked_access", {mode});
+    INFO("pgasrun -n 2 checked_access " << mode);
+    require_exit(r, 1);
+    INFO(r);
+    CHECK(names_thread(r.err, 1));
+    CHECK(contains_nocase(r.err, "dereferencing a pointer-to-shared"));
+    CHECK(contains_nocase(r.err, "not inside one live shared allocation"));
+  }
+}
+
+TEST_CASE("checked: bulk copies outside an allocation name the call and its line", "[.checked]") {
+  struct bulk_case {
+    const char* mode;
+    const char* what;
+    const char* why;
+  };
+  for (const bulk_case c :
+       {bulk_case{"memget", "pgas::memget source", "not inside one live shared allocation"},
+        bulk_case{"memput", "pgas::memput destination", "not inside one live shared allocation"},
+        bulk_case{"memcpy", "pgas::memcpy source", "not inside one live shared allocation"},
+        bulk_case{"memset", "pgas::memset destination", "null pointer-to-shared"}}) {
+    const int line = line_of("checked_access", std::string("@checked:") + c.mode);
+    const result r = launch_program(2, "checked_access", {c.mode});
+    INFO("pgasrun -n 2 checked_access " << c.mode);
+    require_exit(r, 1);
+    INFO(r);
+    CHECK(names_thread(r.err, 1));
+    CHECK(contains(r.err, c.what));
+    CHECK(contains_nocase(r.err, c.why));
+    CHECK(names_location(r.err, "checked_access", line));
   }
 }

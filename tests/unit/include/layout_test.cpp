@@ -1,0 +1,562 @@
+// Tests pgas/layout.hpp and src/layout.cpp, the pure layout model of shared arrays: a brute
+// force reference (blocks or tiles enumerated in order and dealt to threads one by one) is
+// compared with layout::place, place_linear, elements_on, part_elements, blocks and
+// block_elements on thousands of random declarations; the figures of papers/000 and papers/004
+// are checked exactly; and every documented construction error is provoked.
+
+#include <pgas/layout.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+namespace {
+
+using pgas::block_spec;
+using pgas::element_place;
+using pgas::layout;
+using extents_t = std::vector<std::size_t>;
+
+// What the reference model says about one declaration.
+struct reference {
+  std::vector<element_place> place;  // by row-major linear position
+  std::vector<std::size_t> on;       // elements (not padding) per thread
+  std::size_t part = 0;              // elements reserved per thread (the most any thread needs)
+  std::size_t blocks = 0;
+  std::size_t block = 0;  // elements per block (tile volume), 0 for indefinite
+};
+
+std::size_t product(const extents_t& e) {
+  std::size_t n = 1;
+  for (std::size_t x : e)
+    n *= x;
+  return n;
+}
+
+std::size_t linear_of(const extents_t& ext, const extents_t& index) {
+  std::size_t l = 0;
+  for (std::size_t d = 0; d < ext.size(); ++d)
+    l = l * ext[d] + index[d];
+  return l;
+}
+
+// Advances a row-major odometer over `limits`; false when it wraps to all zeros.
+bool next_index(extents_t& index, const extents_t& limits) {
+  for (std::size_t d = index.size(); d-- > 0;) {
+    if (++index[d] < limits[d]) return true;
+    index[d] = 0;
+  }
+  return false;
+}
+
+// UPC semantics by enumeration: blocks (or tiles) are taken in order and handed to threads
+// 0, 1, …, THREADS-1, 0, …; each thread stacks the blocks it receives one after another.
+reference model(const extents_t& ext, const block_spec& spec, int threads) {
+  const std::size_t size = product(ext);
+  const auto nthreads = static_cast<std::size_t>(threads);
+  reference r;
+  r.place.resize(size);
+  r.on.assign(nthreads, 0);
+  std::vector<std::size_t> fill(nthreads, 0);
+
+  if (spec.which() == block_spec::kind::indefinite) {
+    for (std::size_t l = 0; l < size; ++l)
+      r.place[l] = {0, 0, l};
+    r.on[0] = size;
+    r.part = size;
+    r.blocks = 1;
+    r.block = 0;
+    return r;
+  }
+
+  std::size_t owner = 0;  // the thread that receives the next block
+  auto deal = [&](std::size_t volume) {
+    const std::size_t t = owner;
+    const std::size_t start = fill[t];
+    fill[t] += volume;
+    owner = owner + 1 == nthreads ? 0 : owner + 1;
+    ++r.blocks;
+    return std::pair{t, start};
+  };
+
+  if (spec.which() != block_spec::kind::tiles) {
+    std::size_t b = spec.block();
+    if (spec.which() == block_spec::kind::star) {
+      b = 1;
+      while (b * nthreads < size)
+        ++b;
+    }
+    r.block = b;
+    for (std::size_t l = 0; l < size;) {
+      const auto [t, start] = deal(b);
+      for (std::size_t e = 0; e < b && l < size; ++e, ++l) {
+        r.place[l] = {static_cast<int>(t), e, start + e};
+        ++r.on[t];
+      }
+    }
+  } else {
+    const extents_t& tile = spec.tile();
+    extents_t ntiles(ext.size());
+    r.block = 1;
+    for (std::size_t d = 0; d < ext.size(); ++d) {
+      for (std::size_t origin = 0; origin < ext[d]; origin += tile[d])
+        ++ntiles[d];
+      r.block *= tile[d];
+    }
+    extents_t which(ext.size(), 0);
+    do {
+      const auto [t, start] = deal(r.block);
+      extents_t in(ext.size(), 0);
+      std::size_t pos = 0;
+      do {
+        extents_t index(ext.size());
+        bool real = true;
+        for (std::size_t d = 0; d < ext.size(); ++d) {
+          index[d] = which[d] * tile[d] + in[d];
+          real = real && index[d] < ext[d];
+        }
+        if (real) {
+          r.place[linear_of(ext, index)] = {static_cast<int>(t), pos, start + pos};
+          ++r.on[t];
+        }
+        ++pos;
+      } while (next_index(in, tile));
+    } while (next_index(which, ntiles));
+  }
+  r.part = *std::max_element(fill.begin(), fill.end());
+  return r;
+}
+
+std::string describe(const extents_t& ext, const block_spec& spec, int threads) {
+  std::ostringstream s;
+  s << "shared " << spec.to_string() << " T A";
+  for (std::size_t e : ext)
+    s << '[' << e << ']';
+  s << " on " << threads << " threads";
+  return s.str();
+}
+
+std::string show(const element_place& p) {
+  std::ostringstream s;
+  s << "{thread " << p.thread << ", phase " << p.phase << ", offset " << p.offset << "}";
+  return s.str();
+}
+
+// Compares every answer of `lay` with the model. Returns "" or the first disagreement.
+std::string compare(const layout& lay, const extents_t& ext, const block_spec& spec, int threads) {
+  const reference r = model(ext, spec, threads);
+  std::ostringstream why;
+  if (lay.size() != r.place.size()) why << "size " << lay.size() << " vs " << r.place.size();
+  if (lay.rank() != ext.size()) why << "rank " << lay.rank();
+  if (lay.extents() != ext) why << "extents differ; ";
+  if (lay.threads() != threads) why << "threads " << lay.threads();
+  if (lay.block_elements() != r.block)
+    why << "block_elements " << lay.block_elements() << " vs " << r.block << "; ";
+  if (lay.blocks() != r.blocks) why << "blocks " << lay.blocks() << " vs " << r.blocks << "; ";
+  if (lay.part_elements() != r.part)
+    why << "part_elements " << lay.part_elements() << " vs " << r.part << "; ";
+  for (int t = 0; t < threads; ++t) {
+    if (lay.elements_on(t) != r.on[static_cast<std::size_t>(t)]) {
+      why << "elements_on(" << t << ") " << lay.elements_on(t) << " vs "
+          << r.on[static_cast<std::size_t>(t)] << "; ";
+    }
+  }
+  if (lay.elements_on(-1) != 0 || lay.elements_on(threads) != 0)
+    why << "elements_on outside [0, THREADS) is not 0; ";
+  if (!why.str().empty()) return why.str();
+  for (std::size_t l = 0; l < r.place.size(); ++l) {
+    const extents_t index = lay.unlinear(l);
+    if (lay.linear(index) != l) {
+      why << "linear(unlinear(" << l << ")) = " << lay.linear(index);
+      return why.str();
+    }
+    const element_place p = lay.place(index);
+    if (!(p == r.place[l])) {
+      why << "place(linear " << l << ") = " << show(p) << ", expected " << show(r.place[l]);
+      return why.str();
+    }
+    if (!lay.tiled() && !(lay.place_linear(l) == r.place[l])) {
+      why << "place_linear(" << l << ") = " << show(lay.place_linear(l)) << ", expected "
+          << show(r.place[l]);
+      return why.str();
+    }
+    if (p.thread < 0 || p.thread >= threads || p.offset >= lay.part_elements() ||
+        (lay.block_elements() != 0 && p.phase >= lay.block_elements())) {
+      why << "place(linear " << l << ") = " << show(p) << " is outside its part or block";
+      return why.str();
+    }
+  }
+  return {};
+}
+
+// A random declaration of at most `max_size` elements.
+struct declaration {
+  extents_t ext;
+  block_spec spec;
+  int threads = 1;
+};
+
+declaration random_declaration(std::mt19937_64& rng, std::size_t max_size) {
+  auto uniform = [&rng](std::size_t lo, std::size_t hi) {
+    return std::uniform_int_distribution<std::size_t>(lo, hi)(rng);
+  };
+  declaration d;
+  const std::size_t rank = uniform(1, 4);
+  std::size_t room = max_size;
+  for (std::size_t r = 0; r < rank; ++r) {
+    // Leave at least one element per remaining dimension.
+    const std::size_t most = std::max<std::size_t>(1, room);
+    const std::size_t e = uniform(1, std::min<std::size_t>(most, rank == 1 ? most : 24));
+    d.ext.push_back(e);
+    room = std::max<std::size_t>(1, room / e);
+  }
+  d.threads = static_cast<int>(uniform(1, 17));
+  const std::size_t size = product(d.ext);
+  switch (uniform(0, 5)) {
+    case 0:
+      d.spec = block_spec::cyclic(1);
+      break;
+    case 1:  // any block, including blocks longer than the array
+      d.spec = block_spec::cyclic(uniform(1, size + 5));
+      break;
+    case 2:  // small blocks, often not powers of two
+      d.spec = block_spec::cyclic(uniform(1, 9));
+      break;
+    case 3:
+      d.spec = uniform(0, 1) == 0 ? block_spec::indefinite() : block_spec::cyclic(0);
+      break;
+    case 4:
+      d.spec = block_spec::star();
+      break;
+    default: {  // tiles, often not dividing the extents (padded edge tiles)
+      extents_t tile;
+      for (std::size_t e : d.ext)
+        tile.push_back(uniform(1, e + 2));
+      d.spec = block_spec::tiles(tile);
+      break;
+    }
+  }
+  return d;
+}
+
+std::string grid_of(const layout& lay) {
+  std::string g;
+  for (std::size_t i = 0; i < lay.extent(0); ++i) {
+    for (std::size_t j = 0; j < lay.extent(1); ++j)
+      g += std::to_string(lay.place({i, j}).thread) + (j + 1 < lay.extent(1) ? " " : "");
+    g += "\n";
+  }
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("layout agrees with the brute-force model on random declarations", "[layout]") {
+  std::mt19937_64 rng(20240611);
+  int tiled = 0, star = 0, indefinite = 0, cyclic = 0;
+  for (int n = 0; n < 4000; ++n) {
+    const declaration d = random_declaration(rng, n % 10 == 0 ? 6000 : 600);
+    const layout lay(d.ext, d.spec, d.threads);
+    const std::string why = compare(lay, d.ext, d.spec, d.threads);
+    INFO("case " << n << ": " << describe(d.ext, d.spec, d.threads));
+    REQUIRE(why.empty());
+    switch (d.spec.which()) {
+      case block_spec::kind::tiles:
+        ++tiled;
+        break;
+      case block_spec::kind::star:
+        ++star;
+        break;
+      case block_spec::kind::indefinite:
+        ++indefinite;
+        break;
+      case block_spec::kind::cyclic:
+        ++cyclic;
+        break;
+    }
+  }
+  // Every kind was exercised many times.
+  CHECK(tiled > 400);
+  CHECK(star > 400);
+  CHECK(indefinite > 400);
+  CHECK(cyclic > 1000);
+}
+
+TEST_CASE("layout: hand-picked edge cases agree with the model", "[layout]") {
+  const std::vector<declaration> cases = {
+      {{1}, block_spec::cyclic(1), 1},
+      {{1}, block_spec::cyclic(1), 17},
+      {{5}, block_spec::star(), 8},        // fewer elements than threads: blocks of 1
+      {{16}, block_spec::star(), 4},       // exact
+      {{17}, block_spec::star(), 4},       // last thread short
+      {{13}, block_spec::star(), 4},       // last thread gets 1 of 4
+      {{10}, block_spec::cyclic(100), 3},  // one partial block
+      {{7, 5}, block_spec::cyclic(5), 2},  // one row per block
+      {{7, 5}, block_spec::cyclic(3), 4},  // blocks straddle rows
+      {{4, 4}, block_spec::tiles({4, 4}), 3},
+      {{4, 4}, block_spec::tiles({8, 8}), 3},  // one tile, mostly padding
+      {{5, 7}, block_spec::tiles({2, 3}), 3},
+      {{3, 4, 5}, block_spec::tiles({2, 2, 2}), 5},
+      {{3, 4, 5}, block_spec::tiles({1, 1, 1}), 7},
+      {{2, 3, 2, 3}, block_spec::tiles({1, 2, 2, 2}), 4},
+      {{9}, block_spec::tiles({4}), 2},
+      {{6, 6}, block_spec::indefinite(), 4},
+      {{2, 3, 4}, block_spec::star(), 5},
+  };
+  for (const auto& d : cases) {
+    INFO(describe(d.ext, d.spec, d.threads));
+    const layout lay(d.ext, d.spec, d.threads);
+    CHECK(compare(lay, d.ext, d.spec, d.threads).empty());
+  }
+}
+
+TEST_CASE("layout: papers/000, shared [3] int array[4][3] on 2 threads", "[layout][paper]") {
+  // Rows 0 and 2 (elements 1, 2, 3, 7, 8, 9) are stored contiguously on thread 0, rows 1 and 3
+  // on thread 1.
+  const layout lay({4, 3}, block_spec::cyclic(3), 2);
+  CHECK(lay.block_elements() == 3);
+  CHECK(lay.blocks() == 4);
+  CHECK(lay.part_elements() == 6);
+  CHECK(lay.elements_on(0) == 6);
+  CHECK(lay.elements_on(1) == 6);
+  for (std::size_t i = 0; i < 4; ++i) {
+    for (std::size_t j = 0; j < 3; ++j) {
+      INFO("array[" << i << "][" << j << "]");
+      const element_place p = lay.place({i, j});
+      CHECK(p.thread == static_cast<int>(i % 2));
+      CHECK(p.phase == j);
+      CHECK(p.offset == (i / 2) * 3 + j);
+    }
+  }
+  CHECK(grid_of(lay) == "0 0 0\n1 1 1\n0 0 0\n1 1 1\n");
+  CHECK(lay.declaration("int", "array") == "shared [3] int array[4][3]");
+}
+
+TEST_CASE("layout: papers/004, shared [2][3] int A[8][9] on 8 threads", "[layout][paper]") {
+  // The owner grid as printed in the paper ("Computing Cuts").
+  const std::string paper =
+      "0 0 0 1 1 1 2 2 2\n"
+      "0 0 0 1 1 1 2 2 2\n"
+      "3 3 3 4 4 4 5 5 5\n"
+      "3 3 3 4 4 4 5 5 5\n"
+      "6 6 6 7 7 7 0 0 0\n"
+      "6 6 6 7 7 7 0 0 0\n"
+      "1 1 1 2 2 2 3 3 3\n"
+      "1 1 1 2 2 2 3 3 3\n";
+  const layout lay({8, 9}, block_spec::tiles({2, 3}), 8);
+  CHECK(grid_of(lay) == paper);
+  CHECK(lay.tiled());
+  CHECK(lay.block_elements() == 6);
+  CHECK(lay.blocks() == 12);
+  CHECK(lay.tiles_along(0) == 4);
+  CHECK(lay.tiles_along(1) == 3);
+  CHECK(lay.part_elements() == 12);
+  for (int t = 0; t < 8; ++t)
+    CHECK(lay.elements_on(t) == (t < 4 ? 12u : 6u));
+  // Phase is the row-major position inside the 2x3 tile; the second tile a thread receives
+  // (course 1) starts after its first.
+  CHECK(lay.place({0, 0}) == element_place{0, 0, 0});
+  CHECK(lay.place({1, 4}) == element_place{1, 4, 4});
+  CHECK(lay.place({4, 6}) == element_place{0, 0, 6});
+  CHECK(lay.place({5, 8}) == element_place{0, 5, 11});
+  CHECK(lay.place({7, 8}) == element_place{3, 5, 11});
+  CHECK(lay.declaration("int", "A") == "shared [2][3] int A[8][9]");
+}
+
+TEST_CASE("layout: padded edge tiles, shared [2][3] int A[5][7] on 3 threads", "[layout]") {
+  // 3 x 3 tiles; the last tile row holds row 4 only, the last tile column columns 6 only.
+  const layout lay({5, 7}, block_spec::tiles({2, 3}), 3);
+  CHECK(lay.blocks() == 9);
+  CHECK(lay.part_elements() == 18);  // three whole tiles each, padding included
+  // Thread 0: tiles 0 (6), 3 (6), 6 (3 real: row 4, columns 0-2) = 15.
+  // Thread 1: tiles 1 (6), 4 (6), 7 (3) = 15. Thread 2: tiles 2 (2), 5 (2), 8 (1) = 5.
+  CHECK(lay.elements_on(0) == 15);
+  CHECK(lay.elements_on(1) == 15);
+  CHECK(lay.elements_on(2) == 5);
+  CHECK(lay.place({4, 6}) == element_place{2, 0, 12});
+  CHECK(lay.place({3, 6}) == element_place{2, 3, 9});
+  CHECK(lay.place({4, 5}) == element_place{1, 2, 14});
+  CHECK(grid_of(lay) ==
+        "0 0 0 1 1 1 2\n"
+        "0 0 0 1 1 1 2\n"
+        "0 0 0 1 1 1 2\n"
+        "0 0 0 1 1 1 2\n"
+        "0 0 0 1 1 1 2\n");
+}
+
+TEST_CASE("layout: UPC formulas for block-cyclic, star and indefinite", "[layout]") {
+  SECTION("shared [4] int A[10][10] on 3 threads") {
+    const layout lay({10, 10}, block_spec::cyclic(4), 3);
+    for (std::size_t l = 0; l < 100; ++l) {
+      const element_place p = lay.place_linear(l);
+      CHECK(p.thread == static_cast<int>((l / 4) % 3));
+      CHECK(p.phase == l % 4);
+      CHECK(p.offset == (l / 4 / 3) * 4 + l % 4);
+    }
+    // 25 blocks: threads 0 gets 9 (the last one, block 24, has 4 elements), 1 and 2 get 8.
+    CHECK(lay.elements_on(0) == 36);
+    CHECK(lay.elements_on(1) == 32);
+    CHECK(lay.elements_on(2) == 32);
+    CHECK(lay.part_elements() == 36);
+  }
+  SECTION("shared [*] int A[10] on 4 threads: blocks of 3") {
+    const layout lay({10}, block_spec::star(), 4);
+    CHECK(lay.block_elements() == 3);
+    CHECK(lay.spec().block() == 0);  // as given, unresolved
+    CHECK(lay.elements_on(0) == 3);
+    CHECK(lay.elements_on(3) == 1);
+    CHECK(lay.place_linear(9) == element_place{3, 0, 0});
+  }
+  SECTION("shared [] int A[3][4] on 5 threads") {
+    const layout lay({3, 4}, block_spec::indefinite(), 5);
+    CHECK(lay.block_elements() == 0);
+    CHECK(lay.blocks() == 1);
+    CHECK(lay.part_elements() == 12);
+    CHECK(lay.elements_on(0) == 12);
+    for (int t = 1; t < 5; ++t)
+      CHECK(lay.elements_on(t) == 0);
+    CHECK(lay.place({2, 3}) == element_place{0, 0, 11});
+  }
+  SECTION("block exactly config::max_block is allowed") {
+    const layout lay({10}, block_spec::cyclic(pgas::config::max_block), 2);
+    CHECK(lay.block_elements() == pgas::config::max_block);
+    CHECK(lay.elements_on(0) == 10);
+  }
+}
+
+TEST_CASE("block_spec: spellings and equality", "[layout]") {
+  CHECK(block_spec().to_string().empty());
+  CHECK(block_spec::cyclic(1).to_string().empty());
+  CHECK(block_spec::cyclic(3).to_string() == "[3]");
+  CHECK(block_spec::indefinite().to_string() == "[]");
+  CHECK(block_spec::cyclic(0) == block_spec::indefinite());  // shared [0] is shared []
+  CHECK(block_spec::star().to_string() == "[*]");
+  CHECK(block_spec::tiles({2, 3}).to_string() == "[2][3]");
+  CHECK(block_spec() == block_spec::cyclic(1));
+  CHECK_FALSE(block_spec::cyclic(2) == block_spec::cyclic(3));
+  CHECK_FALSE(block_spec::tiles({2, 3}) == block_spec::tiles({3, 2}));
+  CHECK(layout({10}, block_spec(), 2).declaration("double", "x") == "shared double x[10]");
+  CHECK(layout({2, 2}, block_spec::indefinite(), 2).declaration("int", "y") ==
+        "shared [] int y[2][2]");
+}
+
+namespace {
+
+// Constructs the layout (spec made inside, as a declaration would be) and returns the
+// std::invalid_argument message, or "no error".
+template <class MakeSpec>
+std::string error_of(const extents_t& ext, MakeSpec make_spec, int threads) {
+  try {
+    const layout lay(ext, make_spec(), threads);
+    return "no error";
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+}
+
+bool has(const std::string& text, const std::string& word) {
+  return text.find(word) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("layout: every documented error throws std::invalid_argument naming it",
+          "[layout][errors]") {
+  const auto cyclic1 = [] { return block_spec(); };
+  const std::size_t max_block = pgas::config::max_block;
+  std::string e;
+
+  e = error_of({10}, cyclic1, 0);
+  INFO(e);
+  CHECK(has(e, "THREADS"));
+  CHECK(has(error_of({10}, cyclic1, -3), "-3"));
+
+  e = error_of({}, cyclic1, 2);
+  INFO(e);
+  CHECK(has(e, "dimension"));
+
+  e = error_of({4, 0, 3}, cyclic1, 2);
+  INFO(e);
+  CHECK(has(e, "zero"));
+  CHECK(has(e, "1"));  // the dimension
+
+  e = error_of(extents_t(layout::max_rank + 1, 2), cyclic1, 2);
+  INFO(e);
+  CHECK(has(e, std::to_string(layout::max_rank)));
+  CHECK(error_of(extents_t(layout::max_rank, 2), cyclic1, 2) == "no error");
+
+  e = error_of({std::size_t{1} << 32, std::size_t{1} << 32}, cyclic1, 2);
+  INFO(e);
+  CHECK(has(e, "overflow"));
+
+  // Blocks beyond what a pointer-to-shared's phase can hold.
+  e = error_of(
+      {10}, [&] { return block_spec::cyclic(max_block + 1); }, 2);
+  INFO(e);
+  CHECK(has(e, std::to_string(max_block + 1)));
+  CHECK(error_of(
+            {10}, [&] { return block_spec::cyclic(max_block); }, 2) == "no error");
+  // [*] resolving to a block beyond the limit: 2 threads share 2 * max_block + 1 elements.
+  e = error_of(
+      {2 * max_block + 1}, [] { return block_spec::star(); }, 2);
+  INFO(e);
+  CHECK(has(e, "[*]"));
+  CHECK(error_of(
+            {2 * max_block + 1}, [] { return block_spec::star(); }, 3) == "no error");
+  // Tiles whose volume is beyond the limit.
+  e = error_of(
+      {4, 4},
+      [&] {
+        return block_spec::tiles({max_block, 2});
+      },
+      2);
+  INFO(e);
+  CHECK(has(e, "tile"));
+
+  // Tiles of the wrong rank, empty, of zero size, or too many.
+  e = error_of(
+      {4, 4}, [] { return block_spec::tiles({2}); }, 2);
+  INFO(e);
+  CHECK(has(e, "tile"));
+  CHECK(has(error_of(
+                {4},
+                [] {
+                  return block_spec::tiles({2, 2});
+                },
+                2),
+            "tile"));
+  e = error_of(
+      {4}, [] { return block_spec::tiles(std::vector<std::size_t>{}); }, 2);
+  INFO(e);
+  CHECK(has(e, "tile"));
+  e = error_of(
+      {4, 4},
+      [] {
+        return block_spec::tiles({2, 0});
+      },
+      2);
+  INFO(e);
+  CHECK(has(e, "zero"));
+  CHECK(has(e, "dimension 1"));
+  e = error_of(
+      extents_t(layout::max_rank + 1, 2),
+      [] { return block_spec::tiles(extents_t(layout::max_rank + 1, 1)); }, 2);
+  INFO(e);
+  CHECK(e != "no error");
+
+  // The per-thread part overflowing: almost 2^64 elements in blocks of 2^20 on one thread.
+  e = error_of(
+      {~std::size_t{0}}, [&] { return block_spec::cyclic(max_block); }, 1);
+  INFO(e);
+  CHECK(has(e, "overflow"));
+  e = error_of(
+      {~std::size_t{0}}, [] { return block_spec::tiles({2}); }, 1);
+  INFO(e);
+  CHECK(has(e, "overflow"));
+}

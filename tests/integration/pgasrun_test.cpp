@@ -797,6 +797,8 @@ TEST_CASE("checked: bulk copies outside an allocation name the call and its line
        {bulk_case{"memget", "pgas::memget source", "not inside one live shared allocation"},
         bulk_case{"memput", "pgas::memput destination", "not inside one live shared allocation"},
         bulk_case{"memcpy", "pgas::memcpy source", "not inside one live shared allocation"},
+        bulk_case{"memset_range", "pgas::memset destination",
+                  "not inside one live shared allocation"},
         bulk_case{"memset", "pgas::memset destination", "null pointer-to-shared"}}) {
     const int line = line_of("checked_access", std::string("@checked:") + c.mode);
     const result r = launch_program(2, "checked_access", {c.mode});

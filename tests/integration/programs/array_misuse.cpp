@@ -20,13 +20,12 @@ int main(int argc, char** argv) {
     if (mode == "zero_extent") {
       pgas::shared_array<int, 2> a({4, zero});  // @array_misuse:zero_extent
     } else if (mode == "tile_volume") {
-      pgas::shared_array<int, 2> a(
-          {4, 4}, pgas::block_spec::tiles({1024, 1025}));  // @array_misuse:tile_volume
+      const auto tiles = pgas::block_spec::tiles({1024, 1025});  // 2^20 + 1024 elements
+      pgas::shared_array<int, 2> a({4, 4}, tiles);               // @array_misuse:tile_volume
     } else if (mode == "star_block") {
       pgas::shared_array<char> a({huge}, pgas::block_spec::star());  // @array_misuse:star_block
     } else if (mode == "block_factory") {
-      pgas::shared_array<int> a({10},
-                                pgas::block_spec::cyclic(big));  // @array_misuse:block_factory
+      pgas::shared_array<int> a({10}, pgas::block_spec::cyclic(big));  // @array_misuse:block
     } else if (mode == "tiles") {
       pgas::shared_array<int, 2> a({4, 4}, pgas::block_spec::tiles({2}));  // @array_misuse:tiles
     } else if (mode == "mismatch") {

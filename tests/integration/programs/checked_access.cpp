@@ -1,8 +1,8 @@
 // Integration program: accesses outside an allocation, caught only by checked builds
 // (-Dbounds_check=true or -Ddebug_level>=1). Usage: checked_access MODE, where MODE is index,
-// negative, rank1, ptr, deref, dangling, memget, memput, memcpy or memset. Thread 1 makes the
-// bad access at the line with the MODE's marker while the others wait at a barrier; the job
-// must end with status 1 naming thread 1, what was wrong and (except for a dereference, which
+// negative, rank1, ptr, deref, dangling, memget, memput, memcpy, memset_range or memset. Thread 1
+// makes the bad access at the line with the MODE's marker while the others wait at a barrier; the
+// job must end with status 1 naming thread 1, what was wrong and (except for a dereference, which
 // prints a backtrace) this file and line.
 #include <cstring>
 #include <string>
@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
         pgas::memput(a.ptr(0, 0) + 10000, buffer.data(), 4);  // @checked:memput
       } else if (mode == "memcpy") {
         pgas::memcpy(a.ptr(1, 0), v.ptr(0), 1000);  // @checked:memcpy
+      } else if (mode == "memset_range") {
+        pgas::memset(a.ptr(3, 5), 0, 64);  // @checked:memset_range
       } else if (mode == "memset") {
         // The null pointer-to-shared, made so that the compiler cannot see it is null.
         const auto null = pgas::sptr<char>::from_word(mode.size() > 100 ? 64 : 0);

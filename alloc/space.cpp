@@ -95,8 +95,6 @@ void space_create(int threads, const std::vector<int>& nodes, std::size_t limit)
   geometry.segment = seg;
   geometry.threads = static_cast<unsigned>(threads);
   geometry.span = static_cast<std::uint64_t>(threads) << s->segment_shift;
-  geometry.threads_pow2 = std::has_single_bit(static_cast<unsigned>(threads));
-  geometry.threads_log2 = static_cast<unsigned>(std::countr_zero(static_cast<unsigned>(threads)));
   geometry.threads_div = libdivide::divider<std::uint64_t>(static_cast<std::uint64_t>(threads));
   space_instance.store(s.release(), std::memory_order_release);
 }

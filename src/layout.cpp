@@ -23,11 +23,8 @@ std::size_t mul_checked(std::size_t a, std::size_t b, const char* what) {
   return r;
 }
 
-void set_divider(std::size_t d, bool& pow2, unsigned& log2,
-                 libdivide::divider<std::uint64_t>& div) {
-  pow2 = std::has_single_bit(d);
-  log2 = static_cast<unsigned>(std::countr_zero(d));
-  if (!pow2) div = libdivide::divider<std::uint64_t>(d);
+void set_divider(std::size_t d, libdivide::divider<std::uint64_t>& div) {
+  div = libdivide::divider<std::uint64_t>(d);
 }
 
 }  // namespace
@@ -104,7 +101,7 @@ layout::layout(std::vector<std::size_t> extents, block_spec spec, int threads)
     size_ = mul_checked(size_, extents[d], "the number of elements");
   }
   const auto t = static_cast<std::size_t>(threads);
-  set_divider(t, threads_pow2_, threads_log2_, threads_div_);
+  set_divider(t, threads_div_);
   switch (spec_.which()) {
     case block_spec::kind::indefinite:
       block_ = 0;
@@ -135,7 +132,7 @@ layout::layout(std::vector<std::size_t> extents, block_spec spec, int threads)
         tiles_[d] = extents_[d] / tile[d] + (extents_[d] % tile[d] != 0);
         block_ = mul_checked(block_, tile[d], "the tile volume");
         blocks_ = mul_checked(blocks_, tiles_[d], "the number of tiles");
-        set_divider(tile[d], tile_pow2_[d], tile_log2_[d], tile_div_[d]);
+        set_divider(tile[d], tile_div_[d]);
       }
       if (block_ > config::max_block) {
         bad(
@@ -143,13 +140,13 @@ layout::layout(std::vector<std::size_t> extents, block_spec spec, int threads)
                         "(-Dsptr_phase_bits={})",
                         block_, config::max_block, config::sptr_phase_bits));
       }
-      set_divider(block_, block_pow2_, block_log2_, block_div_);
+      set_divider(block_, block_div_);
       part_ = mul_checked(blocks_ / t + (blocks_ % t != 0), block_, "the part size");
       return;
     }
   }
   blocks_ = size_ / block_ + (size_ % block_ != 0);
-  set_divider(block_, block_pow2_, block_log2_, block_div_);
+  set_divider(block_, block_div_);
   part_ = mul_checked(blocks_ / t + (blocks_ % t != 0), block_, "the part size");
 }
 

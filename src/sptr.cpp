@@ -29,8 +29,6 @@ const block_divider& block_divider_for(std::uint64_t b) {
   if (!slot) {
     slot = std::make_unique<block_divider>();
     slot->block = b;
-    slot->pow2 = b != 0 && std::has_single_bit(b);
-    slot->log2 = b == 0 ? 0 : static_cast<unsigned>(std::countr_zero(b));
     if (b != 0) slot->div = libdivide::divider<std::uint64_t>(b);
   }
   return *slot;

@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
 
 namespace pgas::tools {
 
@@ -32,6 +35,38 @@ inline std::string one_line(std::string text) {
     if (c == '\n') c = ' ';
   }
   return text;
+}
+
+/// Parses the command line with CLI11. Returns false when --help or --version was printed (the
+/// tool then exits 0); throws usage_error for anything CLI11 rejects, as one line. A value
+/// missing after a trailing option reads "OPT needs a value", with CLI11's name `from` shown
+/// as `to` (e.g. --np as -n); `hint` (e.g. " (see pgasrun --help)") follows that message, and
+/// every other one too when `hint_all`.
+inline bool parse_command_line(CLI::App& app, int argc, char** argv, const std::string& hint,
+                               bool hint_all, std::string_view from = {},
+                               std::string_view to = {}) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return false;
+  } catch (const CLI::CallForVersion& e) {
+    std::printf("%s\n", e.what());
+    return false;
+  } catch (const CLI::ArgumentMismatch& e) {
+    // CLI11 says "--np: 1 required N missing" for a trailing option.
+    std::string what = one_line(e.what());
+    const auto colon = what.find(": 1 required ");
+    if (colon != std::string::npos && what.ends_with(" missing")) {
+      std::string name = what.substr(0, colon);
+      if (!from.empty() && name == from) name = to;
+      what = name + " needs a value";
+    }
+    throw usage_error(what + hint);
+  } catch (const CLI::ParseError& e) {
+    throw usage_error(one_line(e.what()) + (hint_all ? hint : std::string()));
+  }
+  return true;
 }
 
 }  // namespace pgas::tools

@@ -618,25 +618,8 @@ int run(int argc, char** argv) {
   // several words, and deserves a hint rather than CLI11's message.
   app.allow_extras();
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(app.help().c_str(), stdout);
+  if (!pgas::tools::parse_command_line(app, argc, argv, " (see pgas-layout --help)", true))
     return 0;
-  } catch (const CLI::CallForVersion& e) {
-    std::printf("%s\n", e.what());
-    return 0;
-  } catch (const CLI::ArgumentMismatch& e) {
-    // CLI11 says "--index: 1 required i,j,... missing" for a trailing option.
-    std::string what = one_line(e.what());
-    const auto colon = what.find(": 1 required ");
-    if (colon != std::string::npos && what.ends_with(" missing")) {
-      what = what.substr(0, colon) + " needs a value";
-    }
-    throw usage_error(what + " (see pgas-layout --help)");
-  } catch (const CLI::ParseError& e) {
-    throw usage_error(one_line(e.what()) + " (see pgas-layout --help)");
-  }
   const int threads = parse_threads(threads_text);
   std::vector<std::string> extra = app.remaining();
   std::erase(extra, "--");

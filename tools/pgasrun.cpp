@@ -258,27 +258,9 @@ int launch(int argc, char** argv) {
                "Print every PGAS_* environment variable and\n"
                "exit");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(app.help().c_str(), stdout);
+  if (!pgas::tools::parse_command_line(app, argc, argv, " (see pgasrun --help)", false, "--np",
+                                       "-n"))
     return 0;
-  } catch (const CLI::CallForVersion& e) {
-    std::printf("%s\n", e.what());
-    return 0;
-  } catch (const CLI::ArgumentMismatch& e) {
-    // CLI11 says "--np: 1 required N missing" for a trailing `-n`.
-    std::string what = one_line(e.what());
-    const auto colon = what.find(": 1 required ");
-    if (colon != std::string::npos && what.ends_with(" missing")) {
-      std::string name = what.substr(0, colon);
-      if (name == "--np") name = "-n";
-      what = name + " needs a value";
-    }
-    throw usage_error(what + " (see pgasrun --help)");
-  } catch (const CLI::ParseError& e) {
-    throw usage_error(one_line(e.what()));
-  }
   if (o.help_env) {
     std::fputs(pgas::detail::env_help().c_str(), stdout);
     return 0;

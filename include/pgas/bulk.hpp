@@ -23,50 +23,42 @@
 
 namespace pgas {
 
+namespace detail {
+// Checked builds: the shared side of a bulk call must lie inside one live allocation.
+inline void check_bulk(sptr<const void> p, std::size_t n, const char* what,
+                       const std::source_location& where) {
+  if constexpr (config::bounds_check) {
+    if (n != 0) check_shared_range(p.word() & offset_mask, n, what, &where);
+  }
+}
+}  // namespace detail
+
 /// UPC upc_memget: n bytes from shared `src` to private `dst`.
 inline void memget(void* dst, sptr<const void> src, std::size_t n,
                    std::source_location where = std::source_location::current()) noexcept {
-  if constexpr (config::bounds_check) {
-    if (n != 0)
-      detail::check_shared_range(src.word() & detail::offset_mask, n, "pgas::memget source",
-                                 &where);
-  }
+  detail::check_bulk(src, n, "pgas::memget source", where);
   if (n != 0) std::memcpy(dst, src.get(), n);
 }
 
 /// UPC upc_memput: n bytes from private `src` to shared `dst`.
 inline void memput(sptr<void> dst, const void* src, std::size_t n,
                    std::source_location where = std::source_location::current()) noexcept {
-  if constexpr (config::bounds_check) {
-    if (n != 0)
-      detail::check_shared_range(dst.word() & detail::offset_mask, n, "pgas::memput destination",
-                                 &where);
-  }
+  detail::check_bulk(dst, n, "pgas::memput destination", where);
   if (n != 0) std::memcpy(dst.get(), src, n);
 }
 
 /// UPC upc_memcpy: n bytes from shared `src` to shared `dst` (the ranges must not overlap).
 inline void memcpy(sptr<void> dst, sptr<const void> src, std::size_t n,
                    std::source_location where = std::source_location::current()) noexcept {
-  if constexpr (config::bounds_check) {
-    if (n != 0) {
-      detail::check_shared_range(src.word() & detail::offset_mask, n, "pgas::memcpy source",
-                                 &where);
-      detail::check_shared_range(dst.word() & detail::offset_mask, n, "pgas::memcpy destination",
-                                 &where);
-    }
-  }
+  detail::check_bulk(src, n, "pgas::memcpy source", where);
+  detail::check_bulk(dst, n, "pgas::memcpy destination", where);
   if (n != 0) std::memcpy(dst.get(), src.get(), n);
 }
 
 /// UPC upc_memset: n bytes of shared `dst` set to (unsigned char) c.
 inline void memset(sptr<void> dst, int c, std::size_t n,
                    std::source_location where = std::source_location::current()) noexcept {
-  if constexpr (config::bounds_check) {
-    if (n != 0)
-      detail::check_shared_range(dst.word() & detail::offset_mask, n, "pgas::memset destination",
-                                 &where);
-  }
+  detail::check_bulk(dst, n, "pgas::memset destination", where);
   if (n != 0) std::memset(dst.get(), c, n);
 }
 

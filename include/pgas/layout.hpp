@@ -171,15 +171,15 @@ class layout {
             course * block_ + phase};
   }
 
-  /// Division helpers (libdivide, or shifts for powers of two).
+  /// Division helpers (libdivide: a multiply and shift, or a shift for powers of two).
   std::size_t divide_block(std::size_t n) const noexcept {
-    return block_pow2_ ? n >> block_log2_ : block_div_.divide(n);
+    return block_div_.divide(n);
   }
   std::size_t divide_threads(std::size_t n) const noexcept {
-    return threads_pow2_ ? n >> threads_log2_ : threads_div_.divide(n);
+    return threads_div_.divide(n);
   }
   std::size_t divide_tile(std::size_t d, std::size_t n) const noexcept {
-    return tile_pow2_[d] ? n >> tile_log2_[d] : tile_div_[d].divide(n);
+    return tile_div_[d].divide(n);
   }
 
   /// "shared [2][3] int A[8][9]" style description of the layout (element type and name
@@ -197,14 +197,8 @@ class layout {
   std::size_t block_ = 0;
   std::size_t blocks_ = 0;
   std::size_t part_ = 0;
-  bool block_pow2_ = true;
-  unsigned block_log2_ = 0;
   libdivide::divider<std::uint64_t> block_div_;
-  bool threads_pow2_ = true;
-  unsigned threads_log2_ = 0;
   libdivide::divider<std::uint64_t> threads_div_;
-  std::array<bool, max_rank> tile_pow2_{};
-  std::array<unsigned, max_rank> tile_log2_{};
   std::array<libdivide::divider<std::uint64_t>, max_rank> tile_div_{};
 };
 

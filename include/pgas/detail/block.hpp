@@ -18,11 +18,9 @@ namespace pgas::detail {
 /// and never freed, so pointers to it stay valid for the life of the process.
 struct block_divider {
   std::uint64_t block = 1;
-  bool pow2 = true;
-  unsigned log2 = 0;
   libdivide::divider<std::uint64_t> div;
 
-  std::uint64_t divide(std::uint64_t n) const noexcept { return pow2 ? n >> log2 : div.divide(n); }
+  std::uint64_t divide(std::uint64_t n) const noexcept { return div.divide(n); }
 };
 
 /// The shared divider for block size `b` (1 <= b <= config::max_block; the caller checks).
@@ -49,7 +47,7 @@ inline void floor_divmod_threads(std::int64_t n, std::int64_t& q, std::int64_t& 
   floor_divmod(
       n, g.threads,
       [&g](std::uint64_t v) {
-        return g.threads_pow2 ? v >> g.threads_log2 : g.threads_div.divide(v);
+        return g.threads_div.divide(v);
       },
       q, r);
 }

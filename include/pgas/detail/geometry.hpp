@@ -21,15 +21,9 @@ struct shared_geometry {
   std::uint64_t segment = 0;                      // 1 << shift
   unsigned shift = 0;                             // log2(segment size)
   unsigned threads = 0;                           // THREADS
-  bool threads_pow2 = false;                      // THREADS is a power of two: divide by shifting
-  unsigned threads_log2 = 0;                      // log2(THREADS) when threads_pow2
-  libdivide::divider<std::uint64_t> threads_div;  // divides by THREADS otherwise
-
-  /// q = n / THREADS and r = n % THREADS, without a hardware divide.
-  void divmod_threads(std::uint64_t n, std::uint64_t& q, std::uint64_t& r) const noexcept {
-    q = threads_pow2 ? n >> threads_log2 : threads_div.divide(n);
-    r = n - q * threads;
-  }
+  // Divides by THREADS: a multiply and shift, or just a shift for a power of two (libdivide
+  // tells the cases apart itself).
+  libdivide::divider<std::uint64_t> threads_div;
 };
 
 /// The running job's geometry (all zero outside a job).

@@ -187,6 +187,7 @@ struct bench {
   unsigned expected = 0;
   std::function<bool()> verify;  // after a sample, for fills: were the stores right?
   bool shared_write = false;     // stores to shared data: thread 0 only
+  int uses_table = -1;           // array_2d: whether A(i, j) went through a table (0/1)
 };
 
 // Where thread 0 keeps one benchmark's samples.
@@ -209,11 +210,21 @@ double round3(double x) {
   return std::round(x * 1000) / 1000;
 }
 
-constexpr std::array<const char*, 13> variant_names = {
-    "raw",         "raw_scalar",         "raw_strided",     "raw_write",
-    "sptr_static", "sptr_dynamic",       "sptr_add",        "sptr_add_dynamic",
-    "sptr_write",  "sptr_write_dynamic", "array_2d_static", "array_2d_dynamic",
-    "local_part"};
+constexpr std::array<const char*, 15> variant_names = {"raw",
+                                                       "raw_scalar",
+                                                       "raw_strided",
+                                                       "raw_write",
+                                                       "sptr_static",
+                                                       "sptr_dynamic",
+                                                       "sptr_add",
+                                                       "sptr_add_dynamic",
+                                                       "sptr_write",
+                                                       "sptr_write_dynamic",
+                                                       "array_2d_static",
+                                                       "array_2d_dynamic",
+                                                       "local_part",
+                                                       "table",
+                                                       "table_row"};
 
 bool is_variant(const std::string& v) {
   return std::find(variant_names.begin(), variant_names.end(), v) != variant_names.end();
@@ -431,7 +442,8 @@ class builder {
   void dynamic_2d(const std::string& name, pgas::block_spec spec) {
     const bool part = name == "1024" && selected(o_, "local_part", name);
     const bool whole = selected(o_, "array_2d_dynamic", name);
-    if (!whole && !part) return;
+    const bool table = selected(o_, "table", name) || selected(o_, "table_row", name);
+    if (!whole && !part && !table) return;
     using array = pgas::shared_array<int, 2>;
     auto a = std::make_shared<array>(array::extents_type{rows_, cols}, std::move(spec));
     fill_2d(*a);
@@ -445,6 +457,36 @@ class builder {
                       n_,
                       [ap, rows] { return sum_2d(*ap, rows); },
                       expected_});
+      out_.back().uses_table = ap->uses_table() ? 1 : 0;
+    }
+    // Inter-thread privatization: an explicit one-level table (a replica per NUMA node or one),
+    // read per element, and with the row pointer hoisted out of the inner loop (the paper's
+    // `int *ppc_i = pc[i]`). Layouts with no table have no such variant.
+    if (table && pgas::table_shape::why_not(ap->layout()).empty()) {
+      auto t = std::make_shared<pgas::table<int, 2>>(pgas::privatize(*ap));
+      keep_.push_back(t);
+      const pgas::table<int, 2>* tp = t.get();
+      if (selected(o_, "table", name)) {
+        out_.push_back({"table",
+                        name,
+                        {"raw", "raw_scalar"},
+                        n_,
+                        [tp, rows] { return sum_2d(*tp, rows); },
+                        expected_});
+      }
+      if (selected(o_, "table_row", name) && tp->shape().segments_per_row() == 1) {
+        out_.push_back({"table_row",
+                        name,
+                        {"raw", "raw_scalar"},
+                        n_,
+                        [tp, rows] {
+                          unsigned s = 0;
+                          for (std::size_t i = 0; i < rows; ++i)
+                            s += sum_raw(tp->row(i), cols);
+                          return s;
+                        },
+                        expected_});
+      }
     }
     // The privatised loop: every part through plain pointers (padding is zero, so the sum
     // is the same), as the kernels' `privatized` variant reads its own part.
@@ -482,6 +524,7 @@ class builder {
                     n_,
                     [ap, rows] { return sum_2d(*ap, rows); },
                     expected_});
+    out_.back().uses_table = ap->uses_table() ? 1 : 0;
   }
 
   bool restore_raw() {
@@ -601,6 +644,7 @@ int job_body(const options& o) {
     j["kernel"] = "sptr";
     j["variant"] = b.variant;
     j["block"] = b.block.empty() ? nlohmann::json(nullptr) : nlohmann::json(b.block);
+    if (b.uses_table >= 0) j["uses_table"] = b.uses_table == 1;
     j["threads"] = pgas::threads();
     j["measure"] = all ? "all" : "thread0";
     j["elements"] = o.elements;
@@ -646,7 +690,8 @@ int main(int argc, char** argv) {
                  "Variants to run, comma-separated, each VARIANT or VARIANT:BLOCK (a prefix such "
                  "as `sptr` or `array_2d` selects its family): sptr_static, sptr_dynamic, "
                  "sptr_add, sptr_add_dynamic, sptr_write, sptr_write_dynamic, array_2d_static, "
-                 "array_2d_dynamic, local_part; blocks as printed (3, indefinite, [32][32]). "
+                 "array_2d_dynamic, local_part, table, table_row; blocks as printed (3, "
+                 "indefinite, [32][32]). "
                  "The raw baselines a variant is compared with always run.")
       ->delimiter(',')
       ->check(

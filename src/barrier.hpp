@@ -17,7 +17,8 @@ enum class op_kind : std::uint8_t {
   all_lock_alloc,
   all_lock_free,
   all_alloc,
-  all_free
+  all_free,
+  privatize
 };
 
 struct barrier_op {

@@ -41,9 +41,13 @@ const std::vector<env_var>& env_table() {
        "Most shared memory one thread may have allocated at once (its part of distributed "
        "allocations plus its local allocations); beyond it allocation throws "
        "pgas::bad_shared_alloc."},
-      {"PGAS_REPORT", "", "memory", "--report",
-       "Reports printed on stderr when the job ends: memory (per-thread shared memory "
-       "allocated and committed)."},
+      {"PGAS_REPORT", "", "memory,tables", "--report",
+       "Reports printed on stderr when the job ends, comma-separated: memory (per-thread "
+       "shared memory allocated and committed), tables (every privatization table built: "
+       "replicas, bytes, overhead against its array)."},
+      {"PGAS_TABLES", "auto", "auto|off", "",
+       "auto: shared arrays index through a privatization table when one applies and costs at "
+       "most 1/32 of the array's data; off: always by address arithmetic."},
   };
   return table;
 }

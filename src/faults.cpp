@@ -24,6 +24,7 @@
 
 #include "job.hpp"
 #include "os.hpp"
+#include "replicas.hpp"
 
 namespace pgas::detail {
 
@@ -88,6 +89,15 @@ void on_fatal_signal(int sig, siginfo_t* info, void*) {
   if (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL) {
     b.add(" at address ");
     b.add_hex(reinterpret_cast<unsigned long long>(info->si_addr));
+    int table = 0;
+    int replica = 0;
+    if (sig == SIGSEGV && replica_at(info->si_addr, &table, &replica)) {
+      b.add(": a write into replica ");
+      b.add_int(replica);
+      b.add(" of privatization table ");
+      b.add_int(table);
+      b.add(", which is read-only (see pgasrun --report tables)");
+    }
   }
   b.add("\npgas: backtrace of thread ");
   b.add_int(mythread());

@@ -54,6 +54,7 @@ struct job {
   std::size_t stack_bytes = 0;
   std::size_t shared_heap_limit = 0;  // 0: none
   bool report_memory = false;
+  bool report_tables = false;
   body_function body;
   int argc = 0;
   char** argv = nullptr;

@@ -215,6 +215,10 @@ int os_make_accessible(void* addr, std::size_t bytes) noexcept {
   return mprotect(addr, bytes, PROT_READ | PROT_WRITE) == 0 ? 0 : -errno;
 }
 
+int os_make_readonly(void* addr, std::size_t bytes) noexcept {
+  return mprotect(addr, bytes, PROT_READ) == 0 ? 0 : -errno;
+}
+
 int os_bind_memory(void* addr, std::size_t bytes, int node) noexcept {
   if (node < 0) return -EINVAL;
   unsigned long mask[16] = {};

@@ -101,6 +101,8 @@ void* os_reserve(std::size_t bytes) noexcept;
 int os_release(void* addr, std::size_t bytes) noexcept;
 /// Makes a range readable and writable (it is committed on first touch).
 int os_make_accessible(void* addr, std::size_t bytes) noexcept;
+/// Makes a range read-only (a later write faults with SIGSEGV).
+int os_make_readonly(void* addr, std::size_t bytes) noexcept;
 /// Binds a range's memory policy to one NUMA node (MPOL_BIND), moving nothing.
 int os_bind_memory(void* addr, std::size_t bytes, int node) noexcept;
 /// Asks for transparent huge pages on a range (MADV_HUGEPAGE).

@@ -22,6 +22,7 @@
 #include "job.hpp"
 #include "os.hpp"
 #include "space.hpp"
+#include "table_registry.hpp"
 
 namespace pgas {
 
@@ -61,20 +62,21 @@ namespace {
 }
 
 // PGAS_REPORT: a comma-separated list of report names.
-bool parse_reports(std::string_view text) {
-  bool memory = false;
+void parse_reports(std::string_view text, detail::job& j) {
   while (!text.empty()) {
     const std::size_t comma = text.find(',');
     const std::string_view word = text.substr(0, comma);
     if (word == "memory") {
-      memory = true;
+      j.report_memory = true;
+    } else if (word == "tables") {
+      j.report_tables = true;
     } else {
-      throw std::invalid_argument(
-          fmt::format("PGAS_REPORT: unknown report '{}' (expected memory)", word));
+      throw std::invalid_argument(fmt::format(
+          "PGAS_REPORT: unknown report '{}' (expected memory, tables or both, comma-separated)",
+          word));
     }
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
   }
-  return memory;
 }
 
 void thread_body(detail::job& j, int t) {
@@ -168,7 +170,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
       j->shared_heap_limit = detail::env_parse_size("PGAS_SHARED_HEAP_SIZE", *heap, 1);
     }
     auto report = detail::env_get("PGAS_REPORT");
-    if (report) j->report_memory = parse_reports(*report);
+    if (report) parse_reports(*report, *j);
     if (detail::env_get("PGAS_VERBOSE") &&
         detail::env_parse_bool("PGAS_VERBOSE", *detail::env_get("PGAS_VERBOSE"))) {
       detail::os_write_stderr(detail::env_dump());
@@ -254,6 +256,8 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   }
   detail::faults_uninstall();
   if (j->report_memory) detail::os_write_stderr(detail::space_report());
+  if (j->report_tables) detail::os_write_stderr(detail::tables_report());
+  detail::tables_job_end();
   detail::arenas_destroy();
   detail::space_destroy();
   int status = 0;

@@ -51,4 +51,19 @@ void shared_array_agree(const pgas::layout& l, std::size_t element_size,
   barrier_complete(j);
 }
 
+table_ref shared_array_table(const pgas::layout& l, std::size_t element_size, char* data0,
+                             table_shape* shape, const std::source_location& where) {
+  // Every input is the same on every thread (checked by shared_array_agree), so every thread
+  // takes the same branch and table_build is called by all or none.
+  if (!tables_auto_enabled() || !table_shape::why_not(l).empty()) return {};
+  try {
+    *shape = table_shape(l, table_levels::one, false);
+  } catch (const table_error&) {
+    return {};  // too many pointers to count: certainly too many to pay
+  }
+  if (shape->entries() == 0) return {nullptr, reinterpret_cast<const void* const*>(data0)};
+  if (!table_auto_pays(l, element_size, *shape, job_replica_plan(replicate::automatic))) return {};
+  return table_build(l, element_size, data0, *shape, replicate::automatic, true, where);
+}
+
 }  // namespace pgas::detail

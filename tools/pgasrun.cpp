@@ -244,8 +244,10 @@ int launch(int argc, char** argv) {
                        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   auto* report_opt = app.add_option("--report", o.report,
                                     "Reports printed on stderr when the job\n"
-                                    "ends: memory (shared memory per thread)")
-                         ->type_name("memory")
+                                    "ends, comma-separated: memory (shared\n"
+                                    "memory per thread), tables (privatization\n"
+                                    "tables, their replicas and bytes)")
+                         ->type_name("memory,tables")
                          ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_flag("--dry-run", o.dry_run,
                "Print the placement on stdout and exit\n"
@@ -296,8 +298,18 @@ int launch(int argc, char** argv) {
       throw usage_error(e.what());
     }
   }
-  if (report_opt->count() > 0 && o.report != "memory") {
-    throw usage_error("--report: unknown report '" + o.report + "' (expected memory)");
+  if (report_opt->count() > 0) {
+    std::string_view rest = o.report;
+    while (true) {
+      const std::size_t comma = rest.find(',');
+      const std::string_view word = rest.substr(0, comma);
+      if (word != "memory" && word != "tables") {
+        throw usage_error("--report: unknown report '" + std::string(word) +
+                          "' (expected memory, tables or both, comma-separated)");
+      }
+      if (comma == std::string_view::npos) break;
+      rest = rest.substr(comma + 1);
+    }
   }
 
   if (o.dry_run) return dry_run(given);

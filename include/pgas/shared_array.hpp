@@ -44,6 +44,7 @@
 
 #include <pgas/alloc.hpp>
 #include <pgas/layout.hpp>
+#include <pgas/privatize.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/sptr.hpp>
 #include <pgas/sync.hpp>
@@ -78,6 +79,10 @@ using index_of = index_arg;
 // same layout and element size (a mismatch ends the job naming each thread's declaration).
 void shared_array_agree(const pgas::layout& l, std::size_t element_size,
                         const std::source_location& where);
+// Collective when it builds one: the automatic privatization table of a new array (see
+// pgas/privatize.hpp), its shape in *shape; a null root when none applies or pays.
+table_ref shared_array_table(const pgas::layout& l, std::size_t element_size, char* data0,
+                             table_shape* shape, const std::source_location& where);
 
 template <class T, std::size_t Rank, std::size_t Block, class Seq>
 class shared_array_impl;
@@ -99,6 +104,7 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
   /// &A(…): a pointer-to-shared with the array's block size (the tile volume for tiled
   /// arrays, whose pointers walk each tile row-major, then the next tile in tile order).
   using pointer = sptr<T, Block>;
+  static constexpr std::size_t rank = Rank;
 
   /// Collective: creates the array with a run-time block specification (default: block 1).
   shared_array_impl(const extents_type& extents, block_spec spec = {},
@@ -125,6 +131,9 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
       word0_ = o.word0_;
       block_ = o.block_;
       bdiv_ = o.bdiv_;
+      tab_ = o.tab_;
+      o.tab_.root = nullptr;
+      tstate_ = std::exchange(o.tstate_, nullptr);
     }
     return *this;
   }
@@ -166,6 +175,21 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
 
   /// The address of element (i, j, …): the fast path every access goes through.
   T* address(decltype(D, std::size_t{})... i) const noexcept {
+    if (tab_.root != nullptr) [[likely]] {
+      if (tab_.per_row == 1) [[likely]] {  // whole rows: a row pointer plus the column
+        if constexpr (Rank == 1) {
+          return static_cast<T*>(const_cast<void*>(static_cast<const void*>(tab_.root))) +
+                 (i + ...);
+        } else {
+          const std::array<std::size_t, Rank> idx{i...};
+          std::size_t e = idx[0];
+          for (std::size_t d = 1; d + 1 < Rank; ++d)
+            e = e * tab_.ext[d] + idx[d];
+          return static_cast<T*>(const_cast<void*>(tab_.root[e])) + idx[Rank - 1];
+        }
+      }
+      return table_address(i...);
+    }
     const std::size_t l = linear(i...);
     std::size_t thread, off;
     if constexpr (Block == 0) {
@@ -181,12 +205,8 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
       thread = k - course * static_cast<std::size_t>(geometry.threads);
       off = course * Block + (l - k * Block);
     } else {
-      if (layout_.tiled()) {
-        const std::array<std::size_t, Rank> idx{i...};
-        const element_place p = layout_.place(idx);
-        thread = static_cast<std::size_t>(p.thread);
-        off = p.offset;
-      } else {
+      if (layout_.tiled()) return tiled_address(i...);
+      {
         const element_place p = layout_.place_linear(l);
         thread = static_cast<std::size_t>(p.thread);
         off = p.offset;
@@ -194,6 +214,10 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
     }
     return reinterpret_cast<T*>(data0_ + (thread << geometry.shift) + off * S);
   }
+
+  /// True when A(i, j, …) indexes through the array's automatic privatization table (see
+  /// pgas/privatize.hpp) instead of computing the owner and offset.
+  bool uses_table() const noexcept { return tab_.root != nullptr; }
 
   /// The layout (owner, phase and offset of every element; see pgas/layout.hpp).
   const pgas::layout& layout() const noexcept { return layout_; }
@@ -269,11 +293,49 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
       std::memset(alloc_.part(mythread()), 0, bytes);
     }
     shared_array_agree(layout_, S, where);
+    table_shape shape;
+    const table_ref t = shared_array_table(layout_, S, data0_, &shape, where);
+    if (t.root != nullptr) tab_.assign(shape, t.root, S);
+    tstate_ = t.state;
   }
 
   void release() noexcept {
+    if (tstate_ != nullptr) table_release(std::exchange(tstate_, nullptr));
+    tab_.root = nullptr;
     if (alloc_) all_free(std::exchange(alloc_, shared_alloc{}));
     data0_ = nullptr;
+  }
+
+  // The slower paths are out of line, so that loops over the common ones keep their registers.
+
+  // A tiled array's element, by address arithmetic.
+  [[gnu::noinline]] T* tiled_address(decltype(D, std::size_t{})... i) const noexcept {
+    const std::array<std::size_t, Rank> idx{i...};
+    const element_place p = layout_.place(idx);
+    return reinterpret_cast<T*>(data0_ + (static_cast<std::size_t>(p.thread) << geometry.shift) +
+                                p.offset * S);
+  }
+
+  // A(i, j, …) through an automatic table whose rows hold several segments: the segment's
+  // pointer plus the column within it.
+  [[gnu::noinline]] T* table_address(decltype(D, std::size_t{})... i) const noexcept {
+    const std::array<std::size_t, Rank> idx{i...};
+    std::size_t col = idx[Rank - 1];
+    std::size_t e = 0;
+    for (std::size_t d = 0; d + 1 < Rank; ++d)
+      e = e * tab_.ext[d] + idx[d];
+    std::size_t seg;
+    if constexpr (Block != dynamic_block && Block != 0) {
+      if (!layout_.tiled()) {
+        seg = col / Block;
+      } else {
+        seg = static_cast<std::size_t>(col / tab_.by_segment);
+      }
+    } else {
+      seg = static_cast<std::size_t>(col / tab_.by_segment);
+    }
+    col -= seg * tab_.segment;
+    return static_cast<T*>(const_cast<void*>(tab_.root[e * tab_.per_row + seg])) + col;
   }
 
   std::size_t linear(decltype(D, std::size_t{})... i) const noexcept {
@@ -350,6 +412,8 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
   std::uint64_t word0_ = 0;  // pointer-to-shared word of element 0
   std::size_t block_ = 0;
   const block_divider* bdiv_ = nullptr;
+  table_index<Rank> tab_;  // the automatic table; root null when A(…) computes addresses
+  table_state* tstate_ = nullptr;
 };
 
 }  // namespace detail

@@ -1,0 +1,346 @@
+// src/privatize.cpp — building privatization tables at run time (pgas/privatize.hpp): the
+// collective table_build, the filling of one replica (paper Figures 4 and 5), the reference
+// count that frees replicas with the last handle, and the job's table registry behind
+// `pgasrun --report tables`. Sizes come from table_shape (src/table_shape.cpp), memory from
+// alloc/replicas.cpp.
+
+#include <fmt/format.h>
+
+#include <pgas/alloc.hpp>
+#include <pgas/detail/geometry.hpp>
+#include <pgas/privatize.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "barrier.hpp"
+#include "env.hpp"
+#include "faults.hpp"
+#include "job.hpp"
+#include "replicas.hpp"
+#include "space.hpp"
+#include "table_registry.hpp"
+
+namespace pgas::detail {
+
+namespace {
+
+// One table the job built, as the exit report shows it. Kept after the table is freed.
+struct table_record {
+  int id = 0;
+  std::string array;  // "shared [1024] T[1024][1024] (4-byte elements)"
+  std::string where;  // the privatize() or shared_array call site
+  bool automatic = false;
+  replicate policy = replicate::single;
+  table_levels levels = table_levels::one;
+  bool sorted = false;
+  table_shape::kind kind = table_shape::kind::rows_in_blocks;
+  int replicas = 0;
+  std::size_t entries = 0;
+  std::size_t bytes = 0;   // one replica
+  std::size_t mapped = 0;  // all replicas, whole pages
+  std::size_t data_bytes = 0;
+  bool live = true;
+};
+
+std::mutex registry_lock;  // build and release only, never on an access path
+std::vector<table_record> registry;
+
+}  // namespace
+
+struct table_state {
+  std::atomic<int> refs{0};
+  int id = 0;
+  replica_plan plan;
+  std::size_t bytes = 0;  // one replica
+  std::vector<void*> base;
+  std::atomic<int> failed{0};  // -errno of a replica that could not be mapped or sealed
+  int failed_replica = -1;
+};
+
+namespace {
+
+// Fills one replica at `out` (shape.entries() pointers): the last level points at the
+// segments, each earlier level at the rows of the next.
+void fill_replica(void** out, const layout& l, std::size_t element_size, char* data0,
+                  const table_shape& shape) {
+  const std::vector<std::size_t>& ext = shape.index_extents();
+  const std::vector<std::size_t>& order = shape.level_order();
+  const std::size_t k = ext.size();
+  const std::size_t n = l.rank();
+  const bool one = shape.levels() == table_levels::one;
+
+  // Where each level starts, and (n−1 levels) the stride of every index dimension in the last
+  // level's row-major order over the ordered dimensions.
+  std::vector<std::size_t> level_start;
+  std::size_t at = 0;
+  for (std::size_t e : shape.level_entries()) {
+    level_start.push_back(at);
+    at += e;
+  }
+  void** last = out + level_start.back();
+  std::vector<std::size_t> stride(k, 1);
+  if (!one) {
+    std::size_t s = 1;
+    for (std::size_t m = k; m-- > 0;) {
+      stride[order[m]] = s;
+      s *= ext[order[m]];
+    }
+  } else {
+    std::size_t s = 1;
+    for (std::size_t m = k; m-- > 0;) {
+      stride[m] = s;
+      s *= ext[m];
+    }
+  }
+
+  // Every segment, in natural order (an odometer over the index dimensions).
+  std::vector<std::size_t> v(k, 0);
+  std::vector<std::size_t> idx(n, 0);
+  const std::size_t segments = shape.level_entries().back();
+  const bool split = shape.segments_per_row() > 1;
+  for (std::size_t count = 0; count < segments; ++count) {
+    for (std::size_t d = 0; d + 1 < n; ++d)
+      idx[d] = v[d];
+    idx[n - 1] = split ? v[k - 1] * shape.segment() : 0;
+    const element_place p = l.tiled() ? l.place(idx) : l.place_linear(l.linear(idx));
+    std::size_t pos = 0;
+    for (std::size_t m = 0; m < k; ++m)
+      pos += v[m] * stride[m];
+    last[pos] =
+        data0 + (static_cast<std::size_t>(p.thread) << geometry.shift) + p.offset * element_size;
+    for (std::size_t m = k; m-- > 0;) {
+      if (++v[m] < ext[m]) break;
+      v[m] = 0;
+    }
+  }
+  // Level m's entry p points at row p of level m + 1 (rows of the next ordered extent).
+  if (!one) {
+    for (std::size_t m = 0; m + 1 < level_start.size(); ++m) {
+      const std::size_t next = ext[order[m + 1]];
+      for (std::size_t p = 0; p < shape.level_entries()[m]; ++p)
+        out[level_start[m] + p] = out + level_start[m + 1] + p * next;
+    }
+  }
+}
+
+std::uint32_t fnv1a(const std::string& s) {
+  std::uint32_t h = 2166136261u;
+  for (const char c : s)
+    h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  return h;
+}
+
+}  // namespace
+
+table_ref table_build(const layout& l, std::size_t element_size, char* data0,
+                      const table_shape& shape, replicate policy, bool automatic,
+                      const std::source_location& where) {
+  job* j = job_current();
+  if (j == nullptr) misuse("pgas::privatize called outside a job", where);
+  const int me = mythread();
+  const replica_plan plan = job_replica_plan(policy);
+  const std::size_t bytes = shape.bytes();
+
+  // Every thread must privatize the same array with the same options: the first barrier
+  // compares a hash of both, and a mismatch report shows each thread's call.
+  thread_local std::string call;
+  call = fmt::format("{} ({}-byte elements), levels {}{}, replicas {}", l.declaration("T", "A"),
+                     element_size, to_string(shape.levels()), shape.sorted() ? " sorted" : "",
+                     to_string(policy));
+  table_state* mine = nullptr;
+  if (me == 0) {
+    mine = new table_state;
+    mine->refs.store(j->threads, std::memory_order_relaxed);
+    mine->plan = plan;
+    mine->bytes = bytes;
+    mine->base.assign(static_cast<std::size_t>(plan.count()), nullptr);
+    std::lock_guard<std::mutex> g(registry_lock);
+    mine->id = static_cast<int>(registry.size()) + 1;
+    table_record r;
+    r.id = mine->id;
+    r.array = l.declaration(fmt::format("T{}", element_size * 8), "A");
+    r.where = where_string(where);
+    r.automatic = automatic;
+    r.policy = plan.policy;
+    r.levels = shape.levels();
+    r.sorted = shape.sorted();
+    r.kind = shape.which();
+    r.replicas = plan.count();
+    r.entries = shape.entries();
+    r.bytes = bytes;
+    r.mapped = replica_mapped_size(bytes) * static_cast<std::size_t>(plan.count());
+    r.data_bytes = l.size() * element_size;
+    registry.push_back(std::move(r));
+  }
+  const barrier_op agree{op_kind::privatize,
+                         "pgas::privatize",
+                         true,
+                         static_cast<std::int32_t>(fnv1a(call)),
+                         "table",
+                         where,
+                         call.c_str()};
+  auto* s = static_cast<table_state*>(collective_bcast(*j, agree, mine));
+
+  // The replica's filler maps it on its readers' node, fills it (the first touch) and seals it.
+  const int r = plan.replica_of[static_cast<std::size_t>(me)];
+  if (bytes > 0 && plan.filler[static_cast<std::size_t>(r)] == me) {
+    // Bind only when threads really are bound where the plan says (as segments are).
+    const space* sp = space_current();
+    const int node = sp != nullptr && !sp->nodes.empty() && sp->nodes[0] >= 0
+                         ? plan.node[static_cast<std::size_t>(r)]
+                         : -1;
+    int error = 0;
+    void* base = replica_map(bytes, node, &error);
+    if (base != nullptr) {
+      fill_replica(static_cast<void**>(base), l, element_size, data0, shape);
+      error = replica_seal(base, bytes, s->id, r);
+    }
+    s->base[static_cast<std::size_t>(r)] = base;
+    if (error != 0) {
+      int expected = 0;
+      if (s->failed.compare_exchange_strong(expected, error)) s->failed_replica = r;
+    }
+  }
+  barrier_arrive(
+      *j, barrier_op{op_kind::privatize, "pgas::privatize", false, 0, "", where, call.c_str()});
+  barrier_complete(*j);
+
+  if (const int error = s->failed.load(std::memory_order_acquire); error != 0) {
+    const int failed_replica = s->failed_replica;
+    table_release(s);
+    throw bad_shared_alloc(me, bytes, 0,
+                           fmt::format("cannot map replica {} of a privatization table of {} "
+                                       "bytes: {}",
+                                       failed_replica, bytes, std::strerror(-error)));
+  }
+  table_ref out;
+  out.state = s;
+  out.root = bytes > 0 ? static_cast<const void* const*>(s->base[static_cast<std::size_t>(r)])
+                       : reinterpret_cast<const void* const*>(data0);
+  return out;
+}
+
+void table_release(table_state* s) noexcept {
+  if (s == nullptr || s->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  for (void* b : s->base)
+    if (b != nullptr) replica_unmap(b, s->bytes);
+  {
+    std::lock_guard<std::mutex> g(registry_lock);
+    for (table_record& r : registry)
+      if (r.id == s->id) r.live = false;
+  }
+  delete s;
+}
+
+int table_replicas(const table_state* s) noexcept {
+  return s != nullptr ? s->plan.count() : 0;
+}
+
+int table_replica_of(const table_state* s, int thread) noexcept {
+  if (s == nullptr || thread < 0 || static_cast<std::size_t>(thread) >= s->plan.replica_of.size())
+    return -1;
+  return s->plan.replica_of[static_cast<std::size_t>(thread)];
+}
+
+replicate table_policy(const table_state* s) noexcept {
+  return s != nullptr ? s->plan.policy : replicate::single;
+}
+
+std::size_t table_mapped_bytes(const table_state* s) noexcept {
+  return s != nullptr ? replica_mapped_size(s->bytes) * static_cast<std::size_t>(s->plan.count())
+                      : 0;
+}
+
+bool tables_auto_enabled() noexcept {
+  static const bool enabled = [] {
+    const auto v = env_get("PGAS_TABLES");
+    return !v || *v != "off";
+  }();
+  return enabled;
+}
+
+bool table_auto_pays(const layout& l, std::size_t element_size, const table_shape& shape,
+                     const replica_plan& plan) {
+  std::size_t total = 0;
+  std::size_t data = 0;
+  if (__builtin_mul_overflow(shape.entries() * sizeof(void*),
+                             static_cast<std::size_t>(plan.count()) * 32, &total) ||
+      __builtin_mul_overflow(l.size(), element_size, &data))
+    return false;
+  return total <= data;
+}
+
+replica_plan job_replica_plan(replicate policy) {
+  job* j = job_current();
+  if (j == nullptr) {
+    replica_plan p;
+    p.policy = replicate::single;
+    p.replica_of = {0};
+    p.filler = {0};
+    p.node = {-1};
+    return p;
+  }
+  return plan_replicas(j->plan_machine, j->plan, policy);
+}
+
+}  // namespace pgas::detail
+
+namespace pgas {
+
+replicate job_replica_policy(replicate policy) {
+  return detail::job_replica_plan(policy).policy;
+}
+
+int job_replica_count(replicate policy) {
+  return detail::job_replica_plan(policy).count();
+}
+
+}  // namespace pgas
+
+namespace pgas::detail {
+
+std::string tables_report() {
+  std::lock_guard<std::mutex> g(registry_lock);
+  std::size_t live = 0;
+  std::size_t width = 5;
+  for (const table_record& r : registry) {
+    live += r.live ? 1 : 0;
+    width = std::max(width, r.array.size());
+  }
+  std::string out = fmt::format(
+      "pgas: privatization tables: {} built during the job, {} live at exit (T32: 4-byte "
+      "elements)\n",
+      registry.size(), live);
+  if (registry.empty()) return out;
+  out += fmt::format(
+      "  {:>5}  {:<{}}  {:<14}  {:<10}  {:<6}  {:>9}  {:>11}  {:>8}  {:>12}  {:>12}  {:>9}  {}\n",
+      "table", "array", width, "layout", "replicas", "levels", "entries", "bytes", "copies",
+      "total bytes", "mapped", "overhead", "state, built at");
+  for (const table_record& r : registry) {
+    const std::size_t total = r.bytes * static_cast<std::size_t>(r.replicas);
+    const double pct = r.data_bytes == 0
+                           ? 0.0
+                           : 100.0 * static_cast<double>(total) / static_cast<double>(r.data_bytes);
+    out += fmt::format(
+        "  {:>5}  {:<{}}  {:<14}  {:<10}  {:<6}  {:>9}  {:>11}  {:>8}  {:>12}  {:>12}  {:>8.2f}%  "
+        "{}{}, {}\n",
+        r.id, r.array, width, table_shape::to_string(r.kind), to_string(r.policy),
+        fmt::format("{}{}", to_string(r.levels), r.sorted ? " sort" : ""), r.entries, r.bytes,
+        r.replicas, total, r.mapped, pct, r.live ? "live" : "freed",
+        r.automatic ? " (automatic)" : "", r.where);
+  }
+  return out;
+}
+
+void tables_job_end() noexcept {
+  std::lock_guard<std::mutex> g(registry_lock);
+  registry.clear();
+}
+
+}  // namespace pgas::detail

@@ -3,8 +3,10 @@
 // CLI11's multi-line texts folded into one line so scripts can match them.
 #pragma once
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -67,6 +69,20 @@ inline bool parse_command_line(CLI::App& app, int argc, char** argv, const std::
     throw usage_error(one_line(e.what()) + (hint_all ? hint : std::string()));
   }
   return true;
+}
+
+/// A whole number typed on the command line (spaces around it allowed), or nothing when the
+/// text is not one.
+inline std::optional<std::size_t> parse_count(std::string_view text) {
+  while (!text.empty() && text.front() == ' ')
+    text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ')
+    text.remove_suffix(1);
+  std::size_t value = 0;
+  const char* last = text.data() + text.size();
+  auto [end, ec] = std::from_chars(text.data(), last, value);
+  if (text.empty() || end != last || ec != std::errc{}) return std::nullopt;
+  return value;
 }
 
 }  // namespace pgas::tools

@@ -64,21 +64,8 @@ std::size_t digits(std::size_t n) {
   return d;
 }
 
-// A whole number typed on the command line, or nothing when the text is not one.
-std::optional<std::size_t> parse_count(std::string_view text) {
-  while (!text.empty() && text.front() == ' ')
-    text.remove_prefix(1);
-  while (!text.empty() && text.back() == ' ')
-    text.remove_suffix(1);
-  std::size_t value = 0;
-  const char* last = text.data() + text.size();
-  auto [end, ec] = std::from_chars(text.data(), last, value);
-  if (text.empty() || end != last || ec != std::errc{}) return std::nullopt;
-  return value;
-}
-
 int parse_threads(const std::string& text) {
-  const auto value = parse_count(text);
+  const auto value = pgas::tools::parse_count(text);
   if (!value || *value < 1 || *value > static_cast<std::size_t>(max_threads)) {
     throw usage_error(fmt::format("--threads '{}': expected a number of threads from 1 to {}", text,
                                   max_threads));
@@ -98,7 +85,7 @@ std::vector<std::size_t> parse_index(const std::string& text, const declaration&
   while (true) {
     const std::size_t comma = text.find(',', start);
     const std::string part = text.substr(start, comma == std::string::npos ? comma : comma - start);
-    const auto value = parse_count(part);
+    const auto value = pgas::tools::parse_count(part);
     if (!value) {
       throw usage_error(fmt::format(
           "--index '{}': expected whole numbers separated by commas, one per dimension of {}", text,

@@ -96,7 +96,7 @@ void on_fatal_signal(int sig, siginfo_t* info, void*) {
       b.add_int(replica);
       b.add(" of privatization table ");
       b.add_int(table);
-      b.add(", which is read-only (see pgasrun --report tables)");
+      b.add(", which is read-only");
     }
   }
   b.add("\npgas: backtrace of thread ");

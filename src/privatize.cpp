@@ -221,6 +221,7 @@ table_ref table_build(const layout& l, std::size_t element_size, char* data0,
   }
   table_ref out;
   out.state = s;
+  out.replica = r;
   out.root = bytes > 0 ? static_cast<const void* const*>(s->base[static_cast<std::size_t>(r)])
                        : reinterpret_cast<const void* const*>(data0);
   return out;

@@ -117,12 +117,15 @@ std::string table_shape::why_not(const layout& l) {
   const std::size_t first = row * d;  // linear position of the row's first element
   const int from = l.place_linear(first).thread;
   const int to = l.place_linear(first + column).thread;
+  const std::string crossing =
+      from != to ? fmt::format("from thread {}'s block into thread {}'s", from, to)
+                 : std::string("from one block into the next");
   return fmt::format(
       "no table applies to {}: rows of {} elements and {} — neither a multiple of the other — "
-      "so row {} crosses from thread {}'s block into thread {}'s at column {}; a table needs "
+      "so row {} crosses {} at column {}; a table needs "
       "every row inside one block (a block size that is a multiple of {}) or every block "
       "inside one row (a row length that is a multiple of the block size)",
-      l.declaration("T", "A"), d, block_words(l), row, from, to, column, d);
+      l.declaration("T", "A"), d, block_words(l), row, crossing, column, d);
 }
 
 table_shape::table_shape(const layout& l, table_levels levels, bool sort_dims)
@@ -212,9 +215,10 @@ replica_plan plan_replicas(const machine& m, const std::vector<thread_place>& pl
   replica_plan plan;
   plan.policy = policy;
   if (policy == replicate::automatic) {
+    // NUMA nodes only: a machine that reports none is one memory domain, whatever its packages.
     std::map<long, int> nodes;
     for (std::size_t t = 0; t < placement.size(); ++t)
-      nodes.emplace(key_of(replicate::per_numa, t), 0);
+      nodes.emplace(pu_of(t).numa, 0);
     plan.policy = nodes.size() > 1 ? replicate::per_numa : replicate::single;
   }
   std::map<long, int> replica_of_key;

@@ -160,6 +160,8 @@ class replica_counter {
     const auto placement = pgas::place(m, o.last, pgas::bind_policy::core, o.map);
     auto_ = o.policy == pgas::replicate::automatic;
     plan_ = pgas::plan_replicas(m, placement, auto_ ? pgas::replicate::per_numa : o.policy);
+    for (const pgas::thread_place& p : placement)
+      numa_.push_back(m.pus()[static_cast<std::size_t>(p.pu)].numa);
     constexpr std::int64_t check_budget = std::int64_t{1} << 22;  // threads placed
     const bool check_all = std::int64_t{o.last} * (o.last - o.first + 1) <= check_budget;
     for (int t = o.first; t <= o.last; t = check_all || t == o.last ? t + 1 : o.last) {
@@ -179,15 +181,22 @@ class replica_counter {
     if (threads < seen_) {
       seen_ = 0;
       used_ = 0;
+      several_nodes_ = false;
     }
-    for (; seen_ < threads; ++seen_)
+    for (; seen_ < threads; ++seen_) {
       used_ = std::max(used_, plan_.replica_of[static_cast<std::size_t>(seen_)] + 1);
+      several_nodes_ = several_nodes_ || numa_[static_cast<std::size_t>(seen_)] != numa_[0];
+    }
     if (!auto_) return {plan_.policy, used_};
-    return {used_ > 1 ? pgas::replicate::per_numa : pgas::replicate::single, used_};
+    // auto: per-numa when the threads use several reported NUMA nodes, else one replica.
+    return several_nodes_ ? std::pair{pgas::replicate::per_numa, used_}
+                          : std::pair{pgas::replicate::single, 1};
   }
 
  private:
   pgas::replica_plan plan_;
+  std::vector<int> numa_;  // each thread's NUMA node (logical; -1 when none is reported)
+  bool several_nodes_ = false;
   bool auto_ = false;
   int seen_ = 0;
   int used_ = 0;

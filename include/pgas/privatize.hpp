@@ -152,7 +152,8 @@ struct replica_plan {
 
 /// The replicas of a job placed as `placement` on `m` (a pure function; see pgas/topology.hpp
 /// for place()). Replicas are numbered in the order of their first user. A machine with no L3
-/// (or no NUMA node) above a PU groups per_l3 (per_numa) by package instead.
+/// (or no NUMA node) above a PU groups per_l3 (per_numa) by package instead; automatic counts
+/// reported NUMA nodes only, so such a machine gets one replica.
 replica_plan plan_replicas(const machine& m, const std::vector<thread_place>& placement,
                            replicate policy);
 
@@ -169,6 +170,7 @@ struct table_state;  // one table: its replicas, accounting and registry entry (
 struct table_ref {
   table_state* state = nullptr;
   const void* const* root = nullptr;  // level-1 table, or the data itself for an empty index
+  int replica = 0;                    // the replica root belongs to
 };
 
 /// Collective: builds the table for an array whose thread-0 part starts at `data0`. `name` is
@@ -275,13 +277,17 @@ class table {
   table(const table&) = delete;
   table& operator=(const table&) = delete;
   table(table&& o) noexcept
-      : state_(std::exchange(o.state_, nullptr)), ix_(o.ix_), shape_(std::move(o.shape_)) {}
+      : state_(std::exchange(o.state_, nullptr)),
+        ix_(o.ix_),
+        shape_(std::move(o.shape_)),
+        replica_(o.replica_) {}
   table& operator=(table&& o) noexcept {
     if (this != &o) {
       reset();
       state_ = std::exchange(o.state_, nullptr);
       ix_ = o.ix_;
       shape_ = std::move(o.shape_);
+      replica_ = o.replica_;
     }
     return *this;
   }
@@ -312,9 +318,10 @@ class table {
   const table_shape& shape() const noexcept { return shape_; }
   /// Bytes of one replica (table_shape::bytes()).
   std::size_t bytes() const { return shape_.bytes(); }
-  /// Replicas of this table in the job, and the one this handle reads.
+  /// Replicas of this table in the job, and the one this handle reads (that of the thread
+  /// that called privatize(), whichever thread uses the handle).
   int replicas() const noexcept { return detail::table_replicas(state_); }
-  int replica() const noexcept { return detail::table_replica_of(state_, mythread()); }
+  int replica() const noexcept { return replica_; }
   /// bytes() × replicas().
   std::size_t total_bytes() const { return bytes() * static_cast<std::size_t>(replicas()); }
   /// Bytes of memory mapped for all replicas (whole pages).
@@ -323,7 +330,8 @@ class table {
   explicit operator bool() const noexcept { return state_ != nullptr; }
 
   /// For privatize(): adopts a built table.
-  table(detail::table_ref r, table_shape s) : state_(r.state), shape_(std::move(s)) {
+  table(detail::table_ref r, table_shape s)
+      : state_(r.state), shape_(std::move(s)), replica_(r.replica) {
     ix_.assign(shape_, r.root, sizeof(T));
   }
 
@@ -334,6 +342,7 @@ class table {
   detail::table_state* state_ = nullptr;
   detail::table_index<Rank> ix_;
   table_shape shape_;
+  int replica_ = -1;
 };
 
 /// Collective: builds a table for `a` with `options` and returns this thread's handle.

@@ -4,7 +4,8 @@
 // --version, argument passthrough and --report-bindings. Cases tagged [.checked] need a build
 // with bounds checking and are hidden unless asked for (the meson suite 'checked' runs them).
 //
-// Meson passes PGASRUN (the launcher), PROGRAMS (the built programs), PROGRAM_SOURCES (their
+// Meson passes PGASRUN (the launcher), PGASTABLES (pgas-tables, whose offline figures the
+// `--report tables` case compares with), PROGRAMS (the built programs), PROGRAM_SOURCES (their
 // sources, whose @markers give the lines a report must name), EXPECTED_VERSION, MAX_THREADS.
 #include <fcntl.h>
 #include <poll.h>
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 extern char** environ;
 
@@ -744,6 +746,153 @@ TEST_CASE("array_misuse: threads creating differently shaped arrays are stopped"
   CHECK(names_thread(r.err, 0));
   CHECK(names_thread(r.err, 1));
   CHECK(names_location(r.err, "array_misuse", line));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Privatization tables (pgas/privatize.hpp): sealed replicas, and the exit report against the
+// offline figures of pgas-tables.
+
+TEST_CASE("table_write_fault: a write into a table's replica is a fault naming the table",
+          "[fault][tables]") {
+  for (int victim : {1, 0}) {
+    const result r = launch_program(2, "table_write_fault", {std::to_string(victim)});
+    INFO("pgasrun -n 2 table_write_fault " << victim);
+    INFO(r);
+    REQUIRE_FALSE(r.hung);
+    REQUIRE_FALSE(r.exited);
+    CHECK(r.signal == SIGSEGV);
+    CHECK(r.seconds < bound_seconds);
+    // What every thread printed before the write.
+    for (int t : {0, 1}) {
+      CHECK(contains(r.out, "thread " + std::to_string(t) + " read 128 elements through replica " +
+                                std::to_string(t) + " of its table\n"));
+    }
+    CHECK(contains(r.out, "thread " + std::to_string(victim) + " writes into its replica"));
+    CHECK_FALSE(contains(r.out, "was not stopped"));
+    // The fault names the thread, the signal, the replica and the table.
+    CHECK(contains(r.err, "SIGSEGV"));
+    CHECK(contains(r.err, "privatization table"));
+    CHECK(names_thread(r.err, victim));
+    CHECK(
+        contains(r.err, "pgas: thread " + std::to_string(victim) + " of 2: fatal signal SIGSEGV"));
+    CHECK(contains(r.err, "a write into replica " + std::to_string(victim) +
+                              " of privatization table 2, which is read-only"));
+  }
+}
+
+namespace {
+
+// One row of the `--report tables` table.
+struct report_row {
+  int id = 0;
+  std::string layout;  // "rows in blocks", …
+  std::string policy;
+  std::size_t entries = 0, bytes = 0, copies = 0, total = 0, mapped = 0;
+  double overhead = 0;
+  std::string rest;  // "freed (automatic), FILE:LINE"
+};
+
+std::vector<report_row> parse_tables_report(const std::string& err) {
+  // table, array (words), layout (words), replicas, levels, entries, bytes, copies, total bytes,
+  // mapped, overhead %, then state and call site.
+  static const std::regex row_pattern(
+      "^\\s+([0-9]+)\\s+shared .*?\\s(rows in blocks|blocks in rows|tile rows)\\s+(\\S+)\\s+"
+      "(\\S+)\\s+([0-9]+)\\s+([0-9]+)\\s+([0-9]+)\\s+([0-9]+)\\s+([0-9]+)\\s+([0-9.]+)%\\s+(.*)$");
+  std::vector<report_row> rows;
+  for (const std::string& line : lines_of(err)) {
+    std::smatch m;
+    if (!std::regex_match(line, m, row_pattern)) continue;
+    report_row r;
+    r.id = std::stoi(m[1]);
+    r.layout = m[2];
+    r.policy = m[3];
+    r.entries = std::stoul(m[5]);
+    r.bytes = std::stoul(m[6]);
+    r.copies = std::stoul(m[7]);
+    r.total = std::stoul(m[8]);
+    r.mapped = std::stoul(m[9]);
+    r.overhead = std::stod(m[10]);
+    r.rest = m[11];
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("pgasrun --report tables agrees with pgas-tables for the same arrays",
+          "[pgasrun][tables]") {
+  const std::vector<std::string> decls = {"shared [256] int A[256][256]",
+                                          "shared [128] int B[128][256]",
+                                          "shared [64] double C[64][64]"};
+  // pgas-tables --json --threads 2 --replicate POLICY DECL…: one JSON object.
+  auto offline = [&](const std::string& policy) {
+    std::vector<std::string> argv = {
+        env_or_fail("PGASTABLES"), "--json", "--threads", "2", "--replicate", policy};
+    argv.insert(argv.end(), decls.begin(), decls.end());
+    const result r = run_command(argv);
+    INFO("pgas-tables --json --threads 2 --replicate " << policy);
+    require_exit(r, 0);
+    INFO(r);
+    return nlohmann::json::parse(r.out);
+  };
+  const nlohmann::json automatic = offline("auto");
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+
+  for (const std::string policy : {"per-thread", "single", "auto", "per-numa", "per-socket"}) {
+    const result r = launch({"-n", "2", "--report", "tables", program("table_report"), policy});
+    INFO("pgasrun -n 2 --report tables table_report " << policy);
+    require_exit(r, 0);
+    INFO(r);
+    const nlohmann::json chosen = offline(policy);
+    CHECK(contains(r.err, "privatization tables: 6 built during the job, 0 live at exit"));
+    // The header names the columns this test reads, in this order.
+    CHECK(matches(r.err, "entries\\s+bytes\\s+copies\\s+total bytes\\s+mapped\\s+overhead"));
+    const std::vector<report_row> rows = parse_tables_report(r.err);
+    REQUIRE(rows.size() == 6);
+    std::size_t explicit_total = 0;
+    for (std::size_t k = 0; k < 6; ++k) {
+      const report_row& row = rows[k];
+      const bool is_automatic = k < 3;
+      const nlohmann::json& want = is_automatic ? automatic : chosen;
+      const nlohmann::json& array = want["arrays"][k % 3];
+      INFO("table " << row.id << " (" << decls[k % 3] << ")"
+                    << (is_automatic ? ", automatic" : ", replicate " + policy));
+      CHECK(row.id == static_cast<int>(k) + 1);
+      CHECK(row.layout == array["layout"].get<std::string>());
+      CHECK(row.entries == array["entries"].get<std::size_t>());
+      CHECK(row.bytes == array["table_bytes"].get<std::size_t>());
+      CHECK(row.copies == want["replicas"].get<std::size_t>());
+      CHECK(row.policy == want["policy"].get<std::string>());
+      CHECK(row.total == row.bytes * row.copies);
+      CHECK(row.mapped == (row.bytes + page - 1) / page * page * row.copies);
+      const double overhead = 100.0 * static_cast<double>(row.total) /
+                              static_cast<double>(array["data_bytes"].get<std::size_t>());
+      CHECK(row.overhead == Approx(overhead).margin(0.006));
+      CHECK(contains(row.rest, "freed"));
+      CHECK(contains(row.rest, "(automatic)") == is_automatic);
+      CHECK(contains(row.rest, "table_report.cpp:"));
+      if (!is_automatic) {
+        explicit_total += row.total;
+        // What the program's handles said agrees too.
+        CHECK(contains(r.out, "table " + std::to_string(row.id) + ": bytes " +
+                                  std::to_string(row.bytes) + ", replicas " +
+                                  std::to_string(row.copies) + ", total " +
+                                  std::to_string(row.total) + "\n"));
+      }
+    }
+    CHECK(explicit_total == chosen["table_bytes_total"].get<std::size_t>());
+  }
+
+  SECTION("PGAS_TABLES=off: no automatic tables") {
+    const result r =
+        run_command({pgasrun(), "-n", "2", "--report", "tables", program("table_report"), "single"},
+                    kill_after, {"PGAS_TABLES=off"});
+    require_exit(r, 3);
+    INFO(r);
+    CHECK(contains(r.out, "an array has no automatic table"));
+    CHECK(contains(r.err, "privatization tables: 0 built during the job"));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -403,6 +403,38 @@ TEST_CASE("replicas are read-only pages of their own, one per group of the plan"
   }
 }
 
+TEST_CASE("replicas on this machine: bound to their readers' node and resident there",
+          "[privatize]") {
+  // Threads bound to cores on the real machine: each replica's pages must be bound (MPOL_BIND,
+  // read back with get_mempolicy) to the NUMA node of its readers, and already on it (move_pages)
+  // since its filler touched them.
+  for (int n : {1, 2}) {
+    INFO(n << " threads, a replica per thread");
+    failures f;
+    pgas::run(test_job(n, pgas::bind_policy::core), 0, nullptr, [&] {
+      const shared_array<int, 2> a({16, 64}, block_spec::cyclic(64));
+      const pgas::layout& l = a.layout();
+      const table_shape shape(l);
+      const pgas::replica_plan plan =
+          pgas::plan_replicas(pgas::job_machine(), pgas::job_placement(), replicate::per_thread);
+      const pgas::detail::table_ref r = pgas::detail::table_build(
+          l, sizeof(int), reinterpret_cast<char*>(a.local_part(0).data()), shape,
+          replicate::per_thread, false, std::source_location::current());
+      const int me = pgas::mythread();
+      const int node = plan.node[static_cast<std::size_t>(plan.replica_of[me])];
+      const pgas::memory_location where = pgas::locate(r.root);
+      if (node >= 0) {
+        EXPECT(f, where.bound_node == node, "bound to " << where.bound_node << ", plan " << node);
+        EXPECT(f, where.page_node == node, "page on " << where.page_node << ", plan " << node);
+      }
+      EXPECT(f, where.page_node >= 0, "the filler did not touch its replica");
+      pgas::barrier();
+      pgas::detail::table_release(r.state);
+    });
+    check_no_failures(f);
+  }
+}
+
 TEST_CASE("per-numa tables on four nodes: four replicas, same addresses", "[privatize]") {
   failures f;
   pgas::run(four_node_job(4), 0, nullptr, [&] {

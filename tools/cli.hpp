@@ -85,4 +85,15 @@ inline std::optional<std::size_t> parse_count(std::string_view text) {
   return value;
 }
 
+/// A CLI11 formatter whose usage section is `text` (CLI11's own lists every option on one
+/// line, which reads badly for tools with many).
+class usage_formatter : public CLI::Formatter {
+ public:
+  explicit usage_formatter(std::string text) : text_(std::move(text)) {}
+  std::string make_usage(const CLI::App*, std::string) const override { return text_; }
+
+ private:
+  std::string text_;
+};
+
 }  // namespace pgas::tools

@@ -551,13 +551,6 @@ std::string index_report(const pgas::layout& l, const std::vector<std::size_t>& 
 // ---------------------------------------------------------------------------------------------
 // The command line.
 
-class help_formatter : public CLI::Formatter {
- public:
-  std::string make_usage(const CLI::App*, std::string) const override {
-    return "Usage: pgas-layout [--threads N] [--index i,j,...] [--json] DECL\n";
-  }
-};
-
 constexpr const char* description =
     "Prints where the elements of a UPC shared array live: the owner map (a grid\n"
     "of thread numbers for 1-D and 2-D arrays, 2-D slices beyond), how blocks or\n"
@@ -581,7 +574,8 @@ int run(int argc, char** argv) {
   std::string decl;
 
   CLI::App app(description, "pgas-layout");
-  app.formatter(std::make_shared<help_formatter>());
+  app.formatter(std::make_shared<pgas::tools::usage_formatter>(
+      "Usage: pgas-layout [--threads N] [--index i,j,...] [--json] DECL\n"));
   app.get_formatter()->column_width(28);
   app.footer(footer);
   app.set_help_flag("-h,--help", "Print this help and exit");

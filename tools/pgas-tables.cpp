@@ -367,16 +367,6 @@ std::string report(const std::vector<row>& rows, const std::vector<array_cost>& 
 // ---------------------------------------------------------------------------------------------
 // The command line.
 
-class help_formatter : public CLI::Formatter {
- public:
-  std::string make_usage(const CLI::App*, std::string) const override {
-    return "Usage: pgas-tables [--threads N|A..B] [--replicate POLICY]\n"
-           "                   [--topology synthetic:DESC|FILE.xml] [--map-by core|numa|socket]\n"
-           "                   [--pointer-size BYTES] [--levels one|n-1] [--sort-dims] [--json]\n"
-           "                   DECL...\n";
-  }
-};
-
 constexpr const char* description =
     "Prints what inter-thread privatization tables cost for UPC shared arrays: the\n"
     "pointer table of each array, its bytes per replica, and for each thread count\n"
@@ -403,7 +393,11 @@ int run(int argc, char** argv) {
   options o;
 
   CLI::App app(description, "pgas-tables");
-  app.formatter(std::make_shared<help_formatter>());
+  app.formatter(std::make_shared<pgas::tools::usage_formatter>(
+      "Usage: pgas-tables [--threads N|A..B] [--replicate POLICY]\n"
+      "                   [--topology synthetic:DESC|FILE.xml] [--map-by core|numa|socket]\n"
+      "                   [--pointer-size BYTES] [--levels one|n-1] [--sort-dims] [--json]\n"
+      "                   DECL...\n"));
   app.get_formatter()->column_width(34);
   app.footer(footer);
   app.set_help_flag("-h,--help", "Print this help and exit");

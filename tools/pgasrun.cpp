@@ -65,14 +65,6 @@ class launcher_cli : public CLI::App {
   }
 };
 
-class help_formatter : public CLI::Formatter {
- public:
-  std::string make_usage(const CLI::App*, std::string) const override {
-    return "Usage: pgasrun [-n N] [OPTIONS] [--] PROGRAM [ARGS...]\n"
-           "       pgasrun --dry-run [-n N] [OPTIONS] [PROGRAM [ARGS...]]\n";
-  }
-};
-
 constexpr const char* description =
     "Runs PROGRAM, a program built with pgas, as a job of N UPC threads: pinned\n"
     "threads in one process on this node. pgasrun sets PGAS_* environment\n"
@@ -201,7 +193,9 @@ int dry_run(const pgas::run_options& given) {
 int launch(int argc, char** argv) {
   launch_options o;
   launcher_cli app(description, "pgasrun");
-  app.formatter(std::make_shared<help_formatter>());
+  app.formatter(std::make_shared<pgas::tools::usage_formatter>(
+      "Usage: pgasrun [-n N] [OPTIONS] [--] PROGRAM [ARGS...]\n"
+      "       pgasrun --dry-run [-n N] [OPTIONS] [PROGRAM [ARGS...]]\n"));
   app.get_formatter()->column_width(34);
   app.footer(footer);
   // Stop at PROGRAM: its arguments, options included, are its own.

@@ -1,0 +1,52 @@
+#!/bin/sh
+# A stand-in for the kernels in the pgas-bench tests, installed as matmul, sobel and
+# randomaccess: it answers `--variant V [--size S] --reps R --json` with the contract's JSON line
+# at once, its seconds a fixed function of kernel, variant and PGAS_THREADS:
+#   base (matmul 0.4, sobel 0.08, randomaccess 0.2) x factor (seq 1, naive 20, privatized 4,
+#   tables 1.05, auto 1.1, openmp 1) / threads (1 for seq).
+# With FAKE_KERNEL_FAILURES=1 some runs fail on purpose: sobel naive at 2 threads does not
+# verify (exit 1), randomaccess tables at 2 threads dies of SIGSEGV, matmul auto at 2 threads
+# hangs (for --timeout).
+kernel=$(basename "$0")
+variant=
+size=
+reps=5
+while [ $# -gt 0 ]; do
+  case $1 in
+    --variant) variant=$2; shift 2 ;;
+    --size) size=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --json) shift ;;
+    *) echo "$kernel: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+threads=${PGAS_THREADS:-1}
+[ "$variant" = seq ] && threads=1
+case $kernel in
+  matmul) base=0.4; size=${size:-1024} ;;
+  sobel) base=0.08; size=${size:-4096} ;;
+  randomaccess) base=0.2; size=${size:-1048576} ;;
+  *) echo "$kernel: unknown kernel" >&2; exit 2 ;;
+esac
+case $variant in
+  seq|openmp) factor=1 ;;
+  naive) factor=20 ;;
+  privatized) factor=4 ;;
+  tables) factor=1.05 ;;
+  auto) factor=1.1 ;;
+  *) echo "$kernel: unknown variant $variant" >&2; exit 2 ;;
+esac
+verified=true
+[ "${FAKE_KERNEL_FAILURES:-0}" = 1 ] && case $kernel-$variant-$threads in
+  sobel-naive-2) verified=false ;;
+  randomaccess-tables-2) echo "randomaccess: about to crash" >&2; kill -SEGV $$ ;;
+  matmul-auto-2) exec sleep 30 ;;
+esac
+seconds=$(awk "BEGIN { printf \"%.6g\", $base * $factor / $threads }")
+echo "$kernel: $variant on $threads threads" >&2
+printf '{"kernel":"%s","variant":"%s","threads":%s,"size":%s,"seconds":%s,"min_seconds":%s,"max_seconds":%s,"reps":%s,"verified":%s}\n' \
+  "$kernel" "$variant" "$threads" "$size" "$seconds" "$seconds" "$seconds" "$reps" "$verified"
+if [ $verified = false ]; then
+  echo "$kernel: $variant did not verify" >&2
+  exit 1
+fi

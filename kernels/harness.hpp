@@ -1,0 +1,124 @@
+// kernels/harness.hpp — what every benchmark kernel shares (DESIGN.md kernel contract):
+//
+//   pgasrun -n N build/kernels/NAME --variant V [--size S] [--reps R] [--json]
+//
+// prints one JSON line with at least kernel, variant, threads, size, seconds (the median of R
+// timed repetitions, after one untimed warm-up), min/max seconds, reps and verified, and exits 1
+// when the result does not verify (2 for a usage error). Variants:
+//   seq         plain C++ on plain arrays, no runtime (threads is reported as 1);
+//   naive       every access through a generic pointer-to-shared (what a UPC compiler emits);
+//   privatized  the thread's own part through plain pointers, the rest through pointers-to-
+//               shared (papers/000 "privatization");
+//   tables      inter-thread privatization: pgas::privatize tables for every array;
+//   auto        plain A(i, j) on pgas::shared_array (automatic tables when they apply);
+//   openmp      the same kernel as an OpenMP user writes it, on PGAS_THREADS threads.
+//
+// A kernel supplies main(), parses with parse_kernel_args, runs its variant and calls
+// print_result. The PGAS variants run inside pgas::run (collectively); seq and openmp do not.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace pgas::kernels {
+
+inline const std::vector<std::string> all_variants = {"seq",    "naive", "privatized",
+                                                      "tables", "auto",  "openmp"};
+
+struct kernel_args {
+  std::string kernel;
+  std::string variant;
+  std::size_t size = 0;
+  int reps = 5;
+  bool json = true;
+};
+
+/// Parses the contract's options (exits 2 with CLI11's message on a usage error, 0 for --help).
+/// `min_size` is the smallest size the kernel accepts.
+inline kernel_args parse_kernel_args(int argc, char** argv, const std::string& kernel,
+                                     const std::string& summary, std::size_t default_size,
+                                     std::size_t min_size) {
+  kernel_args a;
+  a.kernel = kernel;
+  a.size = default_size;
+  CLI::App app(summary, kernel);
+  app.add_option("--variant", a.variant, "seq, naive, privatized, tables, auto or openmp")
+      ->required()
+      ->check(CLI::IsMember(all_variants));
+  app.add_option("--size", a.size, "Problem size (default " + std::to_string(default_size) + ")")
+      ->check(CLI::Range(min_size, std::size_t{1} << 20));
+  app.add_option("--reps", a.reps, "Timed repetitions; seconds is their median (default 5)")
+      ->check(CLI::Range(1, 100000));
+  app.add_flag("--json", a.json, "Print the result as one JSON line (the default)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e));
+  }
+  return a;
+}
+
+/// Threads an openmp variant uses: PGAS_THREADS (what pgasrun -n sets), default 1.
+inline int openmp_threads() {
+  const char* v = std::getenv("PGAS_THREADS");
+  const int n = v != nullptr ? std::atoi(v) : 1;
+  return n >= 1 ? n : 1;
+}
+
+struct timing {
+  double median = 0, min = 0, max = 0;
+  int reps = 0;
+};
+
+/// Times `reps` calls of `once` after one untimed warm-up call. `sync` runs before and after
+/// each call (a pgas::barrier for collective variants, nothing otherwise), so a repetition's
+/// time is the slowest thread's.
+inline timing time_reps(int reps, const std::function<void()>& once,
+                        const std::function<void()>& sync = [] {}) {
+  using clock = std::chrono::steady_clock;
+  std::vector<double> s;
+  sync();
+  once();
+  for (int r = 0; r < reps; ++r) {
+    sync();
+    const auto t0 = clock::now();
+    once();
+    sync();
+    s.push_back(std::chrono::duration<double>(clock::now() - t0).count());
+  }
+  std::sort(s.begin(), s.end());
+  const std::size_t n = s.size();
+  const double med = n % 2 != 0 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  return {med, s.front(), s.back(), reps};
+}
+
+/// Prints the contract's JSON line (plus `extra` fields) and returns the exit status: 0 when
+/// verified, 1 otherwise.
+inline int print_result(const kernel_args& a, int threads, const timing& t, bool verified,
+                        const nlohmann::ordered_json& extra = nlohmann::ordered_json::object()) {
+  nlohmann::ordered_json j;
+  j["kernel"] = a.kernel;
+  j["variant"] = a.variant;
+  j["threads"] = threads;
+  j["size"] = a.size;
+  j["seconds"] = t.median;
+  j["min_seconds"] = t.min;
+  j["max_seconds"] = t.max;
+  j["reps"] = t.reps;
+  j["verified"] = verified;
+  for (auto it = extra.begin(); it != extra.end(); ++it)
+    j[it.key()] = it.value();
+  std::printf("%s\n", j.dump().c_str());
+  std::fflush(stdout);
+  if (!verified) std::fprintf(stderr, "%s: %s did not verify\n", a.kernel.c_str(), a.variant.c_str());
+  return verified ? 0 : 1;
+}
+
+}  // namespace pgas::kernels

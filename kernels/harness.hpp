@@ -80,8 +80,8 @@ struct timing {
 /// Times `reps` calls of `once` after one untimed warm-up call. `sync` runs before and after
 /// each call (a pgas::barrier for collective variants, nothing otherwise), so a repetition's
 /// time is the slowest thread's.
-inline timing time_reps(int reps, const std::function<void()>& once,
-                        const std::function<void()>& sync = [] {}) {
+inline timing time_reps(
+    int reps, const std::function<void()>& once, const std::function<void()>& sync = [] {}) {
   using clock = std::chrono::steady_clock;
   std::vector<double> s;
   sync();
@@ -117,7 +117,8 @@ inline int print_result(const kernel_args& a, int threads, const timing& t, bool
     j[it.key()] = it.value();
   std::printf("%s\n", j.dump().c_str());
   std::fflush(stdout);
-  if (!verified) std::fprintf(stderr, "%s: %s did not verify\n", a.kernel.c_str(), a.variant.c_str());
+  if (!verified)
+    std::fprintf(stderr, "%s: %s did not verify\n", a.kernel.c_str(), a.variant.c_str());
   return verified ? 0 : 1;
 }
 

@@ -172,12 +172,8 @@ class layout {
   }
 
   /// Division helpers (libdivide: a multiply and shift, or a shift for powers of two).
-  std::size_t divide_block(std::size_t n) const noexcept {
-    return block_div_.divide(n);
-  }
-  std::size_t divide_threads(std::size_t n) const noexcept {
-    return threads_div_.divide(n);
-  }
+  std::size_t divide_block(std::size_t n) const noexcept { return block_div_.divide(n); }
+  std::size_t divide_threads(std::size_t n) const noexcept { return threads_div_.divide(n); }
   std::size_t divide_tile(std::size_t d, std::size_t n) const noexcept {
     return tile_div_[d].divide(n);
   }

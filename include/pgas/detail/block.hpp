@@ -45,11 +45,7 @@ inline void floor_divmod(std::int64_t n, std::uint64_t d, Divide divide, std::in
 inline void floor_divmod_threads(std::int64_t n, std::int64_t& q, std::int64_t& r) noexcept {
   const shared_geometry& g = geometry;
   floor_divmod(
-      n, g.threads,
-      [&g](std::uint64_t v) {
-        return g.threads_div.divide(v);
-      },
-      q, r);
+      n, g.threads, [&g](std::uint64_t v) { return g.threads_div.divide(v); }, q, r);
 }
 
 /// The block size a pointer type carries: nothing for a compile-time B, a pointer to the

@@ -16,11 +16,11 @@
 namespace pgas::detail {
 
 struct shared_geometry {
-  char* base = nullptr;                           // start of thread 0's segment
-  std::uint64_t span = 0;                         // threads << shift: one past the largest offset
-  std::uint64_t segment = 0;                      // 1 << shift
-  unsigned shift = 0;                             // log2(segment size)
-  unsigned threads = 0;                           // THREADS
+  char* base = nullptr;       // start of thread 0's segment
+  std::uint64_t span = 0;     // threads << shift: one past the largest offset
+  std::uint64_t segment = 0;  // 1 << shift
+  unsigned shift = 0;         // log2(segment size)
+  unsigned threads = 0;       // THREADS
   // Divides by THREADS: a multiply and shift, or just a shift for a power of two (libdivide
   // tells the cases apart itself).
   libdivide::divider<std::uint64_t> threads_div;

@@ -13,6 +13,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <pgas/config.hpp>
+
 namespace pgas::tools {
 
 /// A bad command line: reported with exit status 2.
@@ -95,5 +97,17 @@ class usage_formatter : public CLI::Formatter {
  private:
   std::string text_;
 };
+
+/// What every pgas tool's command line shares: the usage text, the footer, the width of the
+/// option column, -h/--help and --version ("NAME (pgas) VERSION").
+inline void configure_app(CLI::App& app, const std::string& name, std::string usage,
+                          const std::string& footer, std::size_t column_width) {
+  app.formatter(std::make_shared<usage_formatter>(std::move(usage)));
+  app.get_formatter()->column_width(column_width);
+  app.footer(footer);
+  app.set_help_flag("-h,--help", "Print this help and exit");
+  app.set_version_flag("--version", name + " (pgas) " + pgas::config::version,
+                       "Print the version and exit");
+}
 
 }  // namespace pgas::tools

@@ -505,17 +505,14 @@ int run(int argc, char** argv) {
   bool quick = false, no_svg = false;
 
   CLI::App app(description, "pgas-bench");
-  app.formatter(std::make_shared<pgas::tools::usage_formatter>(
+  pgas::tools::configure_app(
+      app, "pgas-bench",
       "Usage: pgas-bench [--kernels K,...] [--variants V,...] [--threads T,...|A..B]\n"
       "                  [--size KERNEL=S,...] [--reps R] [--repeat M] [--out DIR]\n"
       "                  [--quick] [--pgasrun PATH] [--kernel-dir DIR] [--timeout S]\n"
       "                  [--no-svg]\n"
-      "       pgas-bench --from runs.json [--out DIR] [--no-svg]\n"));
-  app.get_formatter()->column_width(30);
-  app.footer(footer);
-  app.set_help_flag("-h,--help", "Print this help and exit");
-  app.set_version_flag("--version", std::string("pgas-bench (pgas) ") + pgas::config::version,
-                       "Print the version and exit");
+      "       pgas-bench --from runs.json [--out DIR] [--no-svg]\n",
+      footer, 30);
   const auto last = CLI::MultiOptionPolicy::TakeLast;
   std::vector<CLI::Option*> running;
   running.push_back(app.add_option("--kernels", kernels_text, "Kernels to run (default all)")

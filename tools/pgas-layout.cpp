@@ -574,13 +574,9 @@ int run(int argc, char** argv) {
   std::string decl;
 
   CLI::App app(description, "pgas-layout");
-  app.formatter(std::make_shared<pgas::tools::usage_formatter>(
-      "Usage: pgas-layout [--threads N] [--index i,j,...] [--json] DECL\n"));
-  app.get_formatter()->column_width(28);
-  app.footer(footer);
-  app.set_help_flag("-h,--help", "Print this help and exit");
-  app.set_version_flag("--version", std::string("pgas-layout (pgas) ") + pgas::config::version,
-                       "Print the version and exit");
+  pgas::tools::configure_app(app, "pgas-layout",
+                             "Usage: pgas-layout [--threads N] [--index i,j,...] [--json] DECL\n",
+                             footer, 28);
   app.add_option("-n,--threads", threads_text, "THREADS, 1 to 65536 (default 1)")
       ->type_name("N")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);

@@ -393,16 +393,13 @@ int run(int argc, char** argv) {
   options o;
 
   CLI::App app(description, "pgas-tables");
-  app.formatter(std::make_shared<pgas::tools::usage_formatter>(
+  pgas::tools::configure_app(
+      app, "pgas-tables",
       "Usage: pgas-tables [--threads N|A..B] [--replicate POLICY]\n"
       "                   [--topology synthetic:DESC|FILE.xml] [--map-by core|numa|socket]\n"
       "                   [--pointer-size BYTES] [--levels one|n-1] [--sort-dims] [--json]\n"
-      "                   DECL...\n"));
-  app.get_formatter()->column_width(34);
-  app.footer(footer);
-  app.set_help_flag("-h,--help", "Print this help and exit");
-  app.set_version_flag("--version", std::string("pgas-tables (pgas) ") + pgas::config::version,
-                       "Print the version and exit");
+      "                   DECL...\n",
+      footer, 34);
   const auto last = CLI::MultiOptionPolicy::TakeLast;
   app.add_option("-n,--threads", threads_text,
                  "THREADS, or a range of them: one row each\n(1 to 1000000; default 1)")

@@ -193,16 +193,12 @@ int dry_run(const pgas::run_options& given) {
 int launch(int argc, char** argv) {
   launch_options o;
   launcher_cli app(description, "pgasrun");
-  app.formatter(std::make_shared<pgas::tools::usage_formatter>(
-      "Usage: pgasrun [-n N] [OPTIONS] [--] PROGRAM [ARGS...]\n"
-      "       pgasrun --dry-run [-n N] [OPTIONS] [PROGRAM [ARGS...]]\n"));
-  app.get_formatter()->column_width(34);
-  app.footer(footer);
+  pgas::tools::configure_app(app, "pgasrun",
+                             "Usage: pgasrun [-n N] [OPTIONS] [--] PROGRAM [ARGS...]\n"
+                             "       pgasrun --dry-run [-n N] [OPTIONS] [PROGRAM [ARGS...]]\n",
+                             footer, 34);
   // Stop at PROGRAM: its arguments, options included, are its own.
   app.prefix_command();
-  app.set_help_flag("-h,--help", "Print this help and exit");
-  app.set_version_flag("--version", std::string("pgasrun (pgas) ") + pgas::config::version,
-                       "Print the version and exit");
 
   // Descriptions are wrapped by hand: CLI11 indents after '\n' but does not wrap, and the
   // description column starts at 34, which leaves 45 characters in 80 columns.

@@ -176,6 +176,8 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
   /// The address of element (i, j, …): the fast path every access goes through.
   T* address(decltype(D, std::size_t{})... i) const noexcept {
     if (tab_.root != nullptr) [[likely]] {
+      // Automatic tables are always one level, so this tests per_row alone; going through
+      // table_index::address (which also tests the level) measured 1.03x -> 1.58x raw.
       if (tab_.per_row == 1) [[likely]] {  // whole rows: a row pointer plus the column
         if constexpr (Rank == 1) {
           return static_cast<T*>(const_cast<void*>(static_cast<const void*>(tab_.root))) +

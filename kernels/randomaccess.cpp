@@ -315,8 +315,9 @@ std::function<void()> pgas_updates(const std::string& variant, const shared_tabl
     };
   }
   if (variant == "tables") {
-    return [&tab, size] {
-      run_mine(size, [&tab](cell c, std::uint32_t v) { tab.row(c.row)[c.col] ^= v; });
+    // The paper's pc[i][j]: the row pointers, taken once.
+    return [rows = tab.rows(), size] {
+      run_mine(size, [rows](cell c, std::uint32_t v) { rows[c.row][c.col] ^= v; });
     };
   }
   return [&T, size] {  // auto

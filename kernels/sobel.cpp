@@ -219,6 +219,29 @@ class bands {
   std::vector<std::size_t> row_;
 };
 
+// auto: the UPC source as written, out[i][j] = f(in[i-1][j-1], …), indexing the arrays as A(i, j)
+// does, through their views (pgas::with_views). The loop stores bytes, which may alias anything:
+// through the arrays themselves the compiler reloads their row tables at every pixel and the
+// loop stays scalar (about 19× seq); a view's row table is restrict, and the loop vectorises.
+void sobel_auto(auto In, auto Out, const bands& b, std::size_t lo, std::size_t hi, std::size_t n) {
+  for (std::size_t i = lo; i < hi; ++i) {
+    const std::size_t r = b.row(i);
+    if (i == 0 || i == n - 1) {
+      for (std::size_t j = 0; j < n; ++j)
+        Out(r, j) = 0;
+      continue;
+    }
+    const std::size_t ru = b.row(i - 1), rd = b.row(i + 1);
+    Out(r, 0) = 0;
+    for (std::size_t j = 1; j + 1 < n; ++j) {
+      Out(r, j) =
+          sobel({In(ru, j - 1), In(ru, j), In(ru, j + 1)}, {In(r, j - 1), In(r, j), In(r, j + 1)},
+                {In(rd, j - 1), In(rd, j), In(rd, j + 1)});
+    }
+    Out(r, n - 1) = 0;
+  }
+}
+
 int job(const kernel_args& a) {
   const std::size_t n = a.size;
   const bands b(n, pgas::threads());
@@ -287,22 +310,7 @@ int job(const kernel_args& a) {
     };
   } else {  // auto
     once = [&] {
-      for (std::size_t i = lo; i < hi; ++i) {
-        const std::size_t r = b.row(i);
-        if (i == 0 || i == n - 1) {
-          for (std::size_t j = 0; j < n; ++j)
-            Out(r, j) = 0;
-          continue;
-        }
-        const std::size_t ru = b.row(i - 1), rd = b.row(i + 1);
-        Out(r, 0) = 0;
-        for (std::size_t j = 1; j + 1 < n; ++j) {
-          Out(r, j) = sobel({In(ru, j - 1), In(ru, j), In(ru, j + 1)},
-                            {In(r, j - 1), In(r, j), In(r, j + 1)},
-                            {In(rd, j - 1), In(rd, j), In(rd, j + 1)});
-        }
-        Out(r, n - 1) = 0;
-      }
+      In.visit([&](auto in) { Out.visit([&](auto out) { sobel_auto(in, out, b, lo, hi, n); }); });
     };
   }
 

@@ -239,7 +239,8 @@ struct table_index {
     return static_cast<T*>(const_cast<void*>(address_general(idx)));
   }
 
-  [[gnu::noinline]] const void* address_general(std::array<std::size_t, Rank> idx) const noexcept {
+  [[gnu::noinline, gnu::pure]] const void* address_general(
+      std::array<std::size_t, Rank> idx) const noexcept {
     std::size_t col = idx[Rank - 1];
     std::size_t seg = 0;
     if (per_row != 1) {
@@ -313,6 +314,20 @@ class table {
           "table::row: rows of this array are split over threads; use operator() or segment()");
     }
     return ix_.template address<T>({static_cast<std::size_t>(i)..., std::size_t{0}});
+  }
+
+  /// The table itself as plain row pointers — the paper's `pc`, so that rows()[i][j] is
+  /// element (i, j): take it once, outside the loop, and the loop indexes it with no test and
+  /// no call. For Rank > 2, rows()[e] is the row at the row-major position e of the leading
+  /// Rank−1 indices. Only for one-level tables of whole rows (levels one, segments_per_row()
+  /// == 1); throws table_error otherwise.
+  T* const* rows() const {
+    if (!ix_.single_level || ix_.per_row != 1 || Rank == 1) {
+      throw table_error(
+          "table::rows: only a one-level table of whole rows of a 2-D or higher array is "
+          "plain row pointers; use operator() or row()");
+    }
+    return reinterpret_cast<T* const*>(const_cast<void**>(ix_.root));
   }
 
   const table_shape& shape() const noexcept { return shape_; }

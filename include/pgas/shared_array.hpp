@@ -12,11 +12,25 @@
 // node and first touched by t. Elements are zero-initialised, as UPC's statically declared
 // shared arrays are.
 //
-// Access. A(i, j, …) computes the owner and offset with a few multiplies and shifts: the
+// Access. A(i, j, …) of an array that has an automatic privatization table of whole rows
+// (pgas/privatize.hpp: built at creation when one applies and costs at most 1/32 of the data;
+// uses_table() says so) is a load of the row pointer plus the column, and loops over it
+// vectorise. Otherwise it computes the owner and offset with a few multiplies and shifts: the
 // block size (a compile-time Block, or a precomputed libdivide divider for a run-time one)
-// and THREADS are never divided by in hardware. There is no address translation beyond that:
-// the element's address is base + (thread << log2(segment)) + offset, and the reference works
-// from any thread (one address space).
+// and THREADS are never divided by in hardware, and the element's address is base +
+// (thread << log2(segment)) + offset. Tiles, tables of split rows and run-time blocks of
+// Rank > 1 take that path out of line. The reference works from any thread (one address space).
+//
+// Views. A loop that stores through a char-sized element type (uint8_t images) may alias
+// anything, so the compiler reloads the array's row table at every access and the loop stays
+// scalar. Pass the arrays to the loop as views instead (view(), or visit() / pgas::with_views,
+// which hand over a view with no test when the rows are whole): a view is a trivially
+// copyable copy of the indexing whose read-only row table is restrict, and such loops
+// vectorise.
+//
+//   pgas::with_views([&](auto in, auto out) {
+//     for (std::size_t j = 1; j + 1 < n; ++j) out(i, j) = (in(i, j - 1) + in(i, j + 1)) / 2;
+//   }, In, Out);
 //
 // Collective: the constructor and the destructor. Every thread must create the same arrays
 // in the same order with the same arguments (checked: a mismatch ends the job naming each
@@ -84,6 +98,13 @@ void shared_array_agree(const pgas::layout& l, std::size_t element_size,
 table_ref shared_array_table(const pgas::layout& l, std::size_t element_size, char* data0,
                              table_shape* shape, const std::source_location& where);
 
+// A read-only run of at least `rows` null row pointers, for arrays that have no table of whole
+// rows: A(i, j, …) loads its row pointer before it tests whether the table has whole rows (a
+// load the compiler may hoist out of a loop, because it cannot fault), then ignores it. Zero
+// pages, so it costs address space and page tables only; shared by every array and never
+// unmapped. Ends the job when the address space cannot be had.
+const void* const* null_rows(std::size_t rows, const std::source_location& where);
+
 template <class T, std::size_t Rank, std::size_t Block, class Seq>
 class shared_array_impl;
 
@@ -132,6 +153,9 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
       block_ = o.block_;
       bdiv_ = o.bdiv_;
       tab_ = o.tab_;
+      rows_ = std::exchange(o.rows_, nullptr);
+      whole_ = std::exchange(o.whole_, false);
+      out_of_line_ = std::exchange(o.out_of_line_, false);
       o.tab_.root = nullptr;
       tstate_ = std::exchange(o.tstate_, nullptr);
     }
@@ -173,25 +197,74 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
     }
   }
 
+  /// A view: a copy of the array's indexing, small and trivially copyable, that a function
+  /// takes by value to index the array in its loops — v(i, j, …) is A(i, j, …). Valid while
+  /// the array lives. Its row table is restrict (the table is read-only), which matters in a
+  /// loop that stores through a char-sized type: such a store may alias anything, so through
+  /// the array itself every access reloads the row table, and through a view none does. Views
+  /// for which `whole_rows` is true index an automatic table of whole rows with no test at all
+  /// (see visit()); the others test, as A(i, j, …) does.
+  template <bool Whole>
+  class basic_view {
+   public:
+    static constexpr bool whole_rows = Whole;
+    T& operator()(index_of<D>... i) const noexcept {
+      if constexpr (config::bounds_check) a_->check(i...);
+      return *address(i.value...);
+    }
+    T& operator[](index_arg i) const noexcept requires(Rank == 1) {
+      if constexpr (config::bounds_check) a_->check(i);
+      return *address(i.value);
+    }
+    T* address(decltype(D, std::size_t{})... i) const noexcept {
+      if constexpr (Rank == 1) {
+        if (Whole || whole_) [[likely]]
+          return static_cast<T*>(const_cast<void*>(static_cast<const void*>(rows_))) + (i + ...);
+      } else {
+        T* const p = row_address(rows_, ext_, i...);
+        if (Whole || whole_) [[likely]]
+          return p;
+      }
+      return a_->address_out_of_line(i...);
+    }
+
+   private:
+    friend class shared_array_impl;
+    const void* const* __restrict__ rows_ = nullptr;
+    std::array<std::size_t, Rank> ext_{};
+    bool whole_ = Whole;
+    const shared_array_impl* a_ = nullptr;
+  };
+  using view_type = basic_view<false>;
+  using rows_view_type = basic_view<true>;
+
+  /// A view that works for every layout.
+  view_type view() const noexcept { return make_view<false>(); }
+  /// Calls f(v) with the fastest view of this array: a rows_view_type when A(i, j, …) indexes
+  /// an automatic table of whole rows, else a view_type; returns what f returns (both calls
+  /// must return the same type). f is typically a generic lambda, compiled once for each.
+  /// pgas::with_views does the same for several arrays at once.
+  template <class F>
+  decltype(auto) visit(F&& f) const {
+    if (whole_) return std::forward<F>(f)(make_view<true>());
+    return std::forward<F>(f)(make_view<false>());
+  }
+
   /// The address of element (i, j, …): the fast path every access goes through.
   T* address(decltype(D, std::size_t{})... i) const noexcept {
-    if (tab_.root != nullptr) [[likely]] {
-      // Automatic tables are always one level, so this tests per_row alone; going through
-      // table_index::address (which also tests the level) measured 1.03x -> 1.58x raw.
-      if (tab_.per_row == 1) [[likely]] {  // whole rows: a row pointer plus the column
-        if constexpr (Rank == 1) {
-          return static_cast<T*>(const_cast<void*>(static_cast<const void*>(tab_.root))) +
-                 (i + ...);
-        } else {
-          const std::array<std::size_t, Rank> idx{i...};
-          std::size_t e = idx[0];
-          for (std::size_t d = 1; d + 1 < Rank; ++d)
-            e = e * tab_.ext[d] + idx[d];
-          return static_cast<T*>(const_cast<void*>(tab_.root[e])) + idx[Rank - 1];
-        }
-      }
-      return table_address(i...);
+    if constexpr (Rank == 1) {
+      if (whole_) [[likely]]
+        return static_cast<T*>(const_cast<void*>(static_cast<const void*>(rows_))) + (i + ...);
+    } else {
+      T* const p = row_address(rows_, tab_.ext, i...);
+      if (whole_) [[likely]]
+        return p;
     }
+    // A run-time block divides twice. Inline, that code makes a loop over several arrays too
+    // big for the compiler to unswitch on their tables, so for Rank > 1 (where tables are the
+    // common case) it is out of line; a 1-D array has a table of whole rows only when one
+    // thread holds it all, so there the arithmetic stays inline.
+    if ((Block == dynamic_block && Rank > 1) || out_of_line_) return address_out_of_line(i...);
     const std::size_t l = linear(i...);
     std::size_t thread, off;
     if constexpr (Block == 0) {
@@ -206,13 +279,12 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
       const std::size_t course = layout_.divide_threads(k);
       thread = k - course * static_cast<std::size_t>(geometry.threads);
       off = course * Block + (l - k * Block);
+    } else if constexpr (Rank == 1) {
+      const element_place p = layout_.place_linear(l);
+      thread = static_cast<std::size_t>(p.thread);
+      off = p.offset;
     } else {
-      if (layout_.tiled()) return tiled_address(i...);
-      {
-        const element_place p = layout_.place_linear(l);
-        thread = static_cast<std::size_t>(p.thread);
-        off = p.offset;
-      }
+      thread = off = 0;  // out of line
     }
     return reinterpret_cast<T*>(data0_ + (thread << geometry.shift) + off * S);
   }
@@ -299,29 +371,65 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
     const table_ref t = shared_array_table(layout_, S, data0_, &shape, where);
     if (t.root != nullptr) tab_.assign(shape, t.root, S);
     tstate_ = t.state;
+    const bool whole_rows = tab_.root != nullptr && tab_.per_row == 1;
+    whole_ = whole_rows;
+    if (whole_rows) {
+      rows_ = tab_.root;
+    } else if constexpr (Rank > 1) {
+      for (std::size_t d = 0; d + 1 < Rank; ++d)
+        tab_.ext[d] = layout_.extent(d);
+      rows_ = null_rows(layout_.size() == 0 ? 0 : layout_.size() / layout_.extent(Rank - 1), where);
+    }
+    out_of_line_ = layout_.tiled() || (tab_.root != nullptr && !whole_rows);
   }
 
   void release() noexcept {
     if (tstate_ != nullptr) table_release(std::exchange(tstate_, nullptr));
     tab_.root = nullptr;
+    rows_ = nullptr;
+    whole_ = false;
+    out_of_line_ = false;
     if (alloc_) all_free(std::exchange(alloc_, shared_alloc{}));
     data0_ = nullptr;
   }
 
   // The slower paths are out of line, so that loops over the common ones keep their registers.
 
-  // A tiled array's element, by address arithmetic.
-  [[gnu::noinline]] T* tiled_address(decltype(D, std::size_t{})... i) const noexcept {
-    const std::array<std::size_t, Rank> idx{i...};
-    const element_place p = layout_.place(idx);
-    return reinterpret_cast<T*>(data0_ + (static_cast<std::size_t>(p.thread) << geometry.shift) +
-                                p.offset * S);
+  template <bool Whole>
+  basic_view<Whole> make_view() const noexcept {
+    basic_view<Whole> v;
+    v.rows_ = rows_;
+    v.ext_ = tab_.ext;
+    v.whole_ = whole_;
+    v.a_ = this;
+    return v;
   }
 
-  // A(i, j, …) through an automatic table whose rows hold several segments: the segment's
-  // pointer plus the column within it.
-  [[gnu::noinline]] T* table_address(decltype(D, std::size_t{})... i) const noexcept {
+  // The common case — an automatic table of whole rows: a row pointer plus the column. The
+  // row pointer is loaded before the test that says whether the table has whole rows (rows is
+  // never null for Rank > 1, see null_rows), so the compiler may hoist the load out of a loop,
+  // unswitch the loop on the test, and vectorise. Every other path that needs more than inline
+  // arithmetic is out of line and pure, which keeps that possible.
+  static T* row_address(const void* const* rows, const std::array<std::size_t, Rank>& ext,
+                        decltype(D, std::size_t{})... i) noexcept requires(Rank > 1) {
     const std::array<std::size_t, Rank> idx{i...};
+    std::size_t e = idx[0];
+    for (std::size_t d = 1; d + 1 < Rank; ++d)
+      e = e * ext[d] + idx[d];
+    return static_cast<T*>(const_cast<void*>(rows[e])) + idx[Rank - 1];
+  }
+
+  // The paths address() leaves out of line: a tiled array's element by address arithmetic,
+  // or an automatic table whose rows hold several segments (the segment's pointer plus the
+  // column within it). Pure: it reads memory and writes none.
+  [[gnu::noinline, gnu::pure]] T* address_out_of_line(decltype(D,
+                                                               std::size_t{})... i) const noexcept {
+    const std::array<std::size_t, Rank> idx{i...};
+    if (tab_.root == nullptr) {
+      const element_place p = layout_.place(idx);
+      return reinterpret_cast<T*>(data0_ + (static_cast<std::size_t>(p.thread) << geometry.shift) +
+                                  p.offset * S);
+    }
     std::size_t col = idx[Rank - 1];
     std::size_t e = 0;
     for (std::size_t d = 0; d + 1 < Rank; ++d)
@@ -415,6 +523,11 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
   std::size_t block_ = 0;
   const block_divider* bdiv_ = nullptr;
   table_index<Rank> tab_;  // the automatic table; root null when A(…) computes addresses
+  // Rank 1: the data when one segment holds the whole array, else null. Rank > 1: the table
+  // when its rows are whole, else null_rows() (null after release).
+  const void* const* rows_ = nullptr;
+  bool whole_ = false;        // rows_ is a table of whole rows (or the data, Rank 1)
+  bool out_of_line_ = false;  // tiled, or a table of segmented rows
   table_state* tstate_ = nullptr;
 };
 
@@ -430,5 +543,23 @@ class shared_array
  public:
   using base::base;
 };
+
+/// Calls f(v1, v2, …) with the fastest view of each array (shared_array::visit): the loop in f
+/// indexes every array through its table of whole rows with no test where it has one. f is
+/// typically a generic lambda, compiled once for each combination.
+///
+///   pgas::with_views([&](auto in, auto out) {
+///     for (std::size_t j = 1; j + 1 < n; ++j) out(i, j) = in(i, j - 1) / 2 + in(i, j + 1) / 2;
+///   }, In, Out);
+template <class F>
+decltype(auto) with_views(F&& f) {
+  return std::forward<F>(f)();
+}
+template <class F, class A, class... Rest>
+decltype(auto) with_views(F&& f, const A& a, const Rest&... rest) {
+  return a.visit([&](auto v) -> decltype(auto) {
+    return with_views([&](auto... vs) -> decltype(auto) { return f(v, vs...); }, rest...);
+  });
+}
 
 }  // namespace pgas

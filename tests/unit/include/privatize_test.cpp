@@ -212,6 +212,29 @@ void check_config(const config& c, failures& f, coverage& seen) {
     EXPECT(f, array_address(a, idx) == generic_address(a, idx), what << " A" << show(idx));
   } while (next_index(idx, l));
 
+  // Views index as A(i, …) does: view() always, and visit() / with_views() give the test-free
+  // view exactly when the automatic table has whole rows.
+  const bool whole =
+      a.uses_table() && table_shape::why_not(l).empty() && table_shape(l).segments_per_row() == 1;
+  const auto check_view = [&](const auto& v, const char* name) {
+    std::array<std::size_t, R> i{};
+    do {
+      EXPECT(f, array_address(v, i) == generic_address(a, i), what << " " << name << show(i));
+    } while (next_index(i, l));
+  };
+  check_view(a.view(), "view");
+  a.visit([&](auto v) {
+    EXPECT(f, decltype(v)::whole_rows == whole, what << ": visit gave whole_rows " << !whole);
+    check_view(v, "visit");
+  });
+  pgas::with_views(
+      [&](auto v, auto w) {
+        EXPECT(f, decltype(v)::whole_rows == whole && decltype(w)::whole_rows == whole,
+               what << ": with_views picked the wrong views");
+        check_view(v, "with_views");
+      },
+      a, a);
+
   const std::string why = table_shape::why_not(l);
   if (!why.empty()) {
     bool threw = false;
@@ -260,6 +283,35 @@ void check_config(const config& c, failures& f, coverage& seen) {
       }
     } while (next_index(idx, l));
   } else {
+    bool threw = false;
+    try {
+      (void)t.rows();
+    } catch (const table_error&) {
+      threw = true;
+    }
+    EXPECT(f, threw, what << ": t.rows() did not throw on a table of segments");
+  }
+  // The plain row pointers: one-level tables of whole rows of 2-D and higher arrays.
+  if (shape.segments_per_row() == 1 && shape.levels() == table_levels::one && R > 1 &&
+      shape.entries() > 0) {
+    T* const* rows = t.rows();
+    idx = {};
+    do {
+      std::size_t e = 0;
+      for (std::size_t d = 0; d + 1 < R; ++d)
+        e = e * l.extent(d) + idx[d];
+      EXPECT(f, rows[e] + idx[R - 1] == generic_address(a, idx), what << " t.rows()" << show(idx));
+    } while (next_index(idx, l));
+  } else if (shape.segments_per_row() == 1) {
+    bool threw = false;
+    try {
+      (void)t.rows();
+    } catch (const table_error&) {
+      threw = true;
+    }
+    EXPECT(f, threw || shape.entries() == 0, what << ": t.rows() did not throw");
+  }
+  if (shape.segments_per_row() != 1) {
     bool threw = false;
     try {
       (void)row_of(t, idx, std::make_index_sequence<R - 1>{});

@@ -325,6 +325,25 @@ class sptr {
           return *this;
         }
         const auto ph = static_cast<std::int64_t>(phase());
+        if (n >= 0) [[likely]] {
+          // Forwards (the common case): unsigned divisions, no floor corrections.
+          const auto ub = static_cast<std::uint64_t>(b);
+          const std::uint64_t pos = static_cast<std::uint64_t>(ph) + static_cast<std::uint64_t>(n);
+          std::uint64_t blocks;
+          if constexpr (B == dynamic_block) {
+            blocks = blk_.d == nullptr ? pos : blk_.d->divide(pos);
+          } else {
+            blocks = pos / B;
+          }
+          const std::uint64_t nph = pos - blocks * ub;
+          const std::uint64_t tb = static_cast<std::uint64_t>(t) + blocks;
+          const std::uint64_t courses = g.threads_div.divide(tb);
+          const std::uint64_t thread = tb - courses * static_cast<std::uint64_t>(g.threads);
+          w_ = (nph << detail::phase_shift) |
+               ((thread << g.shift) + static_cast<std::uint64_t>(a) +
+                (nph - static_cast<std::uint64_t>(ph) + courses * ub) * S);
+          return *this;
+        }
         std::int64_t blocks, nph, courses, thread;
         blk_.floor_divmod(ph + n, blocks, nph);
         detail::floor_divmod_threads(t + blocks, courses, thread);

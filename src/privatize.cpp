@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -22,6 +23,7 @@
 #include "env.hpp"
 #include "faults.hpp"
 #include "job.hpp"
+#include "os.hpp"
 #include "replicas.hpp"
 #include "space.hpp"
 #include "table_registry.hpp"
@@ -342,6 +344,32 @@ std::string tables_report() {
 void tables_job_end() noexcept {
   std::lock_guard<std::mutex> g(registry_lock);
   registry.clear();
+}
+
+const void* const* null_rows(std::size_t rows, const std::source_location& where) {
+  // Regions only grow; an old one stays mapped, as arrays made before still point into it.
+  static std::mutex m;
+  static const void* const* region = nullptr;
+  static std::size_t held = 0;  // pointers in `region`
+  const std::lock_guard lock(m);
+  if (rows <= held && region != nullptr) return region;
+  constexpr std::size_t most = std::size_t{1} << 60;
+  const std::size_t want = std::max<std::size_t>(rows, std::size_t{1} << 18);  // 2 MiB at least
+  const std::size_t bytes = want > most / sizeof(void*) ? 0 : std::bit_ceil(want * sizeof(void*));
+  void* p = bytes == 0 ? nullptr : os_reserve(bytes);
+  if (p != nullptr && os_make_readonly(p, bytes) != 0) {
+    os_release(p, bytes);
+    p = nullptr;
+  }
+  if (p == nullptr) {
+    misuse(fmt::format("cannot map {} bytes of read-only address space for the null row pointers "
+                       "of a shared array of {} rows",
+                       want * sizeof(void*), rows),
+           where);
+  }
+  region = static_cast<const void* const*>(p);
+  held = bytes / sizeof(void*);
+  return region;
 }
 
 }  // namespace pgas::detail

@@ -7,14 +7,10 @@
 
 #include <pgas/shared_array.hpp>
 
-#include <bit>
-#include <mutex>
 #include <string>
-#include <vector>
 
 #include "barrier.hpp"
 #include "job.hpp"
-#include "os.hpp"
 
 namespace pgas::detail {
 
@@ -68,32 +64,6 @@ table_ref shared_array_table(const pgas::layout& l, std::size_t element_size, ch
   if (shape->entries() == 0) return {nullptr, reinterpret_cast<const void* const*>(data0)};
   if (!table_auto_pays(l, element_size, *shape, job_replica_plan(replicate::automatic))) return {};
   return table_build(l, element_size, data0, *shape, replicate::automatic, true, where);
-}
-
-const void* const* null_rows(std::size_t rows, const std::source_location& where) {
-  // Regions only grow; an old one stays mapped, as arrays made before still point into it.
-  static std::mutex m;
-  static const void* const* region = nullptr;
-  static std::size_t held = 0;  // pointers in `region`
-  const std::lock_guard lock(m);
-  if (rows <= held && region != nullptr) return region;
-  constexpr std::size_t most = std::size_t{1} << 60;
-  const std::size_t want = std::max<std::size_t>(rows, std::size_t{1} << 18);  // 2 MiB at least
-  const std::size_t bytes = want > most / sizeof(void*) ? 0 : std::bit_ceil(want * sizeof(void*));
-  void* p = bytes == 0 ? nullptr : os_reserve(bytes);
-  if (p != nullptr && os_make_readonly(p, bytes) != 0) {
-    os_release(p, bytes);
-    p = nullptr;
-  }
-  if (p == nullptr) {
-    misuse(fmt::format("cannot map {} bytes of read-only address space for the null row pointers "
-                       "of a shared array of {} rows",
-                       want * sizeof(void*), rows),
-           where);
-  }
-  region = static_cast<const void* const*>(p);
-  held = bytes / sizeof(void*);
-  return region;
 }
 
 }  // namespace pgas::detail

@@ -51,9 +51,8 @@ if [ "$mode" = demo ]; then
   setup build
   ninja -C build
   echo
-  echo "== pgasrun -n 2 --report-bindings: pinned threads, and barrier cost against the usual ones"
-  build/tools/pgasrun -n 2 --report-bindings build/kernels/barrier_bench \
-    --threads 1,2,4 --seconds 0.1 --reps 3
+  echo "== pgas-bench --quick: papers/000 Table I and the scaling table on this machine"
+  build/tools/pgas-bench --quick --out build/pgas-bench-quick
   exit 0
 fi
 

@@ -194,6 +194,13 @@ bool table_auto_pays(const layout& l, std::size_t element_size, const table_shap
 /// The replica plan of the running job.
 replica_plan job_replica_plan(replicate policy);
 
+// A read-only run of at least `rows` null row pointers, for arrays that have no table of whole
+// rows: A(i, j, …) and t(i, j, …) load their row pointer before it tests whether the table has
+// whole rows (a load the compiler may hoist out of a loop, because it cannot fault), then ignores
+// it. Zero pages, so it costs address space and page tables only; shared by every array and never
+// unmapped. Ends the job when the address space cannot be had.
+const void* const* null_rows(std::size_t rows, const std::source_location& where);
+
 /// The inline part of a table: its root and how to index it. Shared by pgas::table and the
 /// shared_array fast path.
 template <std::size_t Rank>
@@ -206,35 +213,45 @@ struct table_index {
   std::array<std::uint8_t, Rank> order{};  // n−1 levels: level → index dimension
   std::size_t levels = 0;                  // 0: one level; else the number of levels
   bool single_level = true;
+  bool whole = false;                 // one level of whole rows: rows == root
+  const void* const* rows = nullptr;  // root when whole, else null_rows() (Rank > 1)
 
-  void assign(const table_shape& s, const void* const* r, std::size_t element_bytes) {
+  void assign(const table_shape& s, const void* const* r, std::size_t element_bytes,
+              const std::source_location& where = std::source_location::current()) {
     root = r;
     element_size = element_bytes;
     per_row = s.segments_per_row();
     segment = s.segment();
     by_segment = libdivide::divider<std::uint64_t>(segment == 0 ? 1 : segment);
-    for (std::size_t d = 0; d + 1 < Rank && d < s.index_extents().size(); ++d)
+    std::size_t leading = 1;
+    for (std::size_t d = 0; d + 1 < Rank && d < s.index_extents().size(); ++d) {
       ext[d] = s.index_extents()[d];
+      leading *= ext[d];
+    }
     single_level = s.levels() == table_levels::one;
     levels = s.level_order().size();
     for (std::size_t k = 0; k < levels && k < Rank; ++k)
       order[k] = static_cast<std::uint8_t>(s.level_order()[k]);
+    whole = single_level && per_row == 1;
+    rows = whole || Rank == 1 ? root : null_rows(leading, where);
   }
 
   /// The address of the element at `idx` (each below its extent). The common table — one
-  /// level, whole rows — is inline; the others are out of line, so the loops that use the
-  /// common one keep their registers.
+  /// level, whole rows — is inline, and its row pointer is loaded before the test that says
+  /// whether the table is of that kind (rows is always readable), so a loop may hoist the load
+  /// and the test and vectorise. The others are out of line and pure, which keeps that so.
   template <class T>
   [[gnu::always_inline]] T* address(const std::array<std::size_t, Rank>& idx) const noexcept {
-    if (single_level && per_row == 1) [[likely]] {
-      if constexpr (Rank == 1) {
+    if constexpr (Rank == 1) {
+      if (whole) [[likely]]
         return static_cast<T*>(const_cast<void*>(static_cast<const void*>(root))) + idx[0];
-      } else {
-        std::size_t e = idx[0];
-        for (std::size_t d = 1; d + 1 < Rank; ++d)
-          e = e * ext[d] + idx[d];
-        return static_cast<T*>(const_cast<void*>(root[e])) + idx[Rank - 1];
-      }
+    } else {
+      std::size_t e = idx[0];
+      for (std::size_t d = 1; d + 1 < Rank; ++d)
+        e = e * ext[d] + idx[d];
+      T* const p = static_cast<T*>(const_cast<void*>(rows[e])) + idx[Rank - 1];
+      if (whole) [[likely]]
+        return p;
     }
     return static_cast<T*>(const_cast<void*>(address_general(idx)));
   }

@@ -98,13 +98,6 @@ void shared_array_agree(const pgas::layout& l, std::size_t element_size,
 table_ref shared_array_table(const pgas::layout& l, std::size_t element_size, char* data0,
                              table_shape* shape, const std::source_location& where);
 
-// A read-only run of at least `rows` null row pointers, for arrays that have no table of whole
-// rows: A(i, j, …) loads its row pointer before it tests whether the table has whole rows (a
-// load the compiler may hoist out of a loop, because it cannot fault), then ignores it. Zero
-// pages, so it costs address space and page tables only; shared by every array and never
-// unmapped. Ends the job when the address space cannot be had.
-const void* const* null_rows(std::size_t rows, const std::source_location& where);
-
 template <class T, std::size_t Rank, std::size_t Block, class Seq>
 class shared_array_impl;
 
@@ -426,7 +419,8 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
                                                                std::size_t{})... i) const noexcept {
     const std::array<std::size_t, Rank> idx{i...};
     if (tab_.root == nullptr) {
-      const element_place p = layout_.place(idx);
+      const element_place p =
+          layout_.tiled() ? layout_.place(idx) : layout_.place_linear(linear(i...));
       return reinterpret_cast<T*>(data0_ + (static_cast<std::size_t>(p.thread) << geometry.shift) +
                                   p.offset * S);
     }

@@ -212,7 +212,7 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
     T* address(decltype(D, std::size_t{})... i) const noexcept {
       if constexpr (Rank == 1) {
         if (Whole || whole_) [[likely]]
-          return static_cast<T*>(const_cast<void*>(static_cast<const void*>(rows_))) + (i + ...);
+          return data_ + (i + ...);
       } else {
         T* const p = row_address(rows_, ext_, i...);
         if (Whole || whole_) [[likely]]
@@ -223,7 +223,11 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
 
    private:
     friend class shared_array_impl;
+    // Restrict covers the row table only (never written); the elements are reached through
+    // pointers loaded from it, or for Rank 1 through data_, which is not restrict: views of
+    // one array, and the array itself, may read and write the same elements.
     const void* const* __restrict__ rows_ = nullptr;
+    T* data_ = nullptr;  // Rank 1: the data when one segment holds it all
     std::array<std::size_t, Rank> ext_{};
     bool whole_ = Whole;
     const shared_array_impl* a_ = nullptr;
@@ -391,7 +395,11 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
   template <bool Whole>
   basic_view<Whole> make_view() const noexcept {
     basic_view<Whole> v;
-    v.rows_ = rows_;
+    if constexpr (Rank == 1) {
+      v.data_ = static_cast<T*>(const_cast<void*>(static_cast<const void*>(rows_)));
+    } else {
+      v.rows_ = rows_;
+    }
     v.ext_ = tab_.ext;
     v.whole_ = whole_;
     v.a_ = this;

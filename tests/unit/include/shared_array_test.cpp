@@ -507,3 +507,44 @@ TEST_CASE("shared arrays: destruction frees; re-creation reuses the memory, zero
   });
   check_no_failures(f);
 }
+
+// Views share the elements with the array and with each other: only the row table is
+// restrict. A 1-D array on one thread (its view is the data itself) and a 2-D one with whole
+// rows, written through one view and read back through another and through the array.
+template <class View>
+int write_then_read(View w, View r, std::size_t k) {
+  w[k] = 7;
+  const int first = r[k];
+  w[k] = first + 1;
+  return r[k] * 100 + first;
+}
+
+TEST_CASE("shared arrays: views of one array see each other's writes", "[shared_array]") {
+  failures f;
+  pgas::run(test_job(2), 0, nullptr, [&] {
+    shared_array<int> line({4096}, block_spec::indefinite());
+    pgas::barrier();
+    if (pgas::mythread() == 0) {
+      line.visit([&](auto v) {
+        EXPECT(f, decltype(v)::whole_rows, "an indefinite 1-D array has its data as one row");
+        EXPECT(f, write_then_read(v, v, 5) == 807, "1-D view: a write through one view");
+      });
+      const auto a = line.view(), b = line.view();
+      EXPECT(f, write_then_read(a, b, 9) == 807 && line[9] == 8, "1-D: two views, the array");
+    }
+    shared_array<int, 2> grid({1024, 1024}, block_spec::cyclic(1024 * 512));
+    pgas::barrier();
+    if (pgas::mythread() == 1) {
+      pgas::with_views(
+          [&](auto v, auto w) {
+            EXPECT(f, decltype(v)::whole_rows && decltype(w)::whole_rows, "2-D with whole rows");
+            v(3, 4) = 11;
+            w(3, 4) += 1;
+            EXPECT(f, v(3, 4) == 12 && grid(3, 4) == 12, "2-D: two views and the array agree");
+          },
+          grid, grid);
+    }
+    pgas::barrier();
+  });
+  check_no_failures(f);
+}

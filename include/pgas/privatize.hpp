@@ -54,6 +54,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <source_location>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -235,6 +236,27 @@ struct table_index {
     whole = single_level && per_row == 1;
     rows = whole || Rank == 1 ? root : null_rows(leading, where);
   }
+  /// No table (a shared array that indexes by arithmetic): rows still readable for Rank > 1.
+  void assign_none(std::span<const std::size_t> extents, const std::source_location& where) {
+    *this = table_index{};
+    std::size_t leading = 1;
+    for (std::size_t d = 0; d + 1 < Rank; ++d) {
+      ext[d] = extents[d];
+      leading *= ext[d];
+    }
+    if constexpr (Rank > 1) rows = null_rows(leading, where);
+  }
+
+  /// Row (idx[0], …, idx[Rank-2])'s pointer from `rows`, plus the column: the whole-rows
+  /// address, loaded whatever the table's kind (the caller tests `whole` after).
+  template <class T>
+  static T* row_address(const void* const* rows, const std::array<std::size_t, Rank>& ext,
+                        const std::array<std::size_t, Rank>& idx) noexcept requires(Rank > 1) {
+    std::size_t e = idx[0];
+    for (std::size_t d = 1; d + 1 < Rank; ++d)
+      e = e * ext[d] + idx[d];
+    return static_cast<T*>(const_cast<void*>(rows[e])) + idx[Rank - 1];
+  }
 
   /// The address of the element at `idx` (each below its extent). The common table — one
   /// level, whole rows — is inline, and its row pointer is loaded before the test that says
@@ -246,10 +268,7 @@ struct table_index {
       if (whole) [[likely]]
         return static_cast<T*>(const_cast<void*>(static_cast<const void*>(root))) + idx[0];
     } else {
-      std::size_t e = idx[0];
-      for (std::size_t d = 1; d + 1 < Rank; ++d)
-        e = e * ext[d] + idx[d];
-      T* const p = static_cast<T*>(const_cast<void*>(rows[e])) + idx[Rank - 1];
+      T* const p = row_address<T>(rows, ext, idx);
       if (whole) [[likely]]
         return p;
     }

@@ -146,10 +146,8 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
       block_ = o.block_;
       bdiv_ = o.bdiv_;
       tab_ = o.tab_;
-      rows_ = std::exchange(o.rows_, nullptr);
-      whole_ = std::exchange(o.whole_, false);
       out_of_line_ = std::exchange(o.out_of_line_, false);
-      o.tab_.root = nullptr;
+      o.tab_ = {};
       tstate_ = std::exchange(o.tstate_, nullptr);
     }
     return *this;
@@ -214,7 +212,7 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
         if (Whole || whole_) [[likely]]
           return data_ + (i + ...);
       } else {
-        T* const p = row_address(rows_, ext_, i...);
+        T* const p = table_index<Rank>::template row_address<T>(rows_, ext_, {i...});
         if (Whole || whole_) [[likely]]
           return p;
       }
@@ -243,18 +241,18 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
   /// pgas::with_views does the same for several arrays at once.
   template <class F>
   decltype(auto) visit(F&& f) const {
-    if (whole_) return std::forward<F>(f)(make_view<true>());
+    if (tab_.whole) return std::forward<F>(f)(make_view<true>());
     return std::forward<F>(f)(make_view<false>());
   }
 
   /// The address of element (i, j, …): the fast path every access goes through.
   T* address(decltype(D, std::size_t{})... i) const noexcept {
     if constexpr (Rank == 1) {
-      if (whole_) [[likely]]
-        return static_cast<T*>(const_cast<void*>(static_cast<const void*>(rows_))) + (i + ...);
+      if (tab_.whole) [[likely]]
+        return static_cast<T*>(const_cast<void*>(static_cast<const void*>(tab_.root))) + (i + ...);
     } else {
-      T* const p = row_address(rows_, tab_.ext, i...);
-      if (whole_) [[likely]]
+      T* const p = tab_.template row_address<T>(tab_.rows, tab_.ext, {i...});
+      if (tab_.whole) [[likely]]
         return p;
     }
     // A run-time block divides twice. Inline, that code makes a loop over several arrays too
@@ -366,25 +364,18 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
     shared_array_agree(layout_, S, where);
     table_shape shape;
     const table_ref t = shared_array_table(layout_, S, data0_, &shape, where);
-    if (t.root != nullptr) tab_.assign(shape, t.root, S);
-    tstate_ = t.state;
-    const bool whole_rows = tab_.root != nullptr && tab_.per_row == 1;
-    whole_ = whole_rows;
-    if (whole_rows) {
-      rows_ = tab_.root;
-    } else if constexpr (Rank > 1) {
-      for (std::size_t d = 0; d + 1 < Rank; ++d)
-        tab_.ext[d] = layout_.extent(d);
-      rows_ = null_rows(layout_.size() == 0 ? 0 : layout_.size() / layout_.extent(Rank - 1), where);
+    if (t.root != nullptr) {
+      tab_.assign(shape, t.root, S, where);
+    } else {
+      tab_.assign_none(layout_.extents(), where);
     }
-    out_of_line_ = layout_.tiled() || (tab_.root != nullptr && !whole_rows);
+    tstate_ = t.state;
+    out_of_line_ = layout_.tiled() || (tab_.root != nullptr && !tab_.whole);
   }
 
   void release() noexcept {
     if (tstate_ != nullptr) table_release(std::exchange(tstate_, nullptr));
-    tab_.root = nullptr;
-    rows_ = nullptr;
-    whole_ = false;
+    tab_ = {};
     out_of_line_ = false;
     if (alloc_) all_free(std::exchange(alloc_, shared_alloc{}));
     data0_ = nullptr;
@@ -396,28 +387,14 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
   basic_view<Whole> make_view() const noexcept {
     basic_view<Whole> v;
     if constexpr (Rank == 1) {
-      v.data_ = static_cast<T*>(const_cast<void*>(static_cast<const void*>(rows_)));
+      v.data_ = static_cast<T*>(const_cast<void*>(static_cast<const void*>(tab_.root)));
     } else {
-      v.rows_ = rows_;
+      v.rows_ = tab_.rows;
     }
     v.ext_ = tab_.ext;
-    v.whole_ = whole_;
+    v.whole_ = tab_.whole;
     v.a_ = this;
     return v;
-  }
-
-  // The common case — an automatic table of whole rows: a row pointer plus the column. The
-  // row pointer is loaded before the test that says whether the table has whole rows (rows is
-  // never null for Rank > 1, see null_rows), so the compiler may hoist the load out of a loop,
-  // unswitch the loop on the test, and vectorise. Every other path that needs more than inline
-  // arithmetic is out of line and pure, which keeps that possible.
-  static T* row_address(const void* const* rows, const std::array<std::size_t, Rank>& ext,
-                        decltype(D, std::size_t{})... i) noexcept requires(Rank > 1) {
-    const std::array<std::size_t, Rank> idx{i...};
-    std::size_t e = idx[0];
-    for (std::size_t d = 1; d + 1 < Rank; ++d)
-      e = e * ext[d] + idx[d];
-    return static_cast<T*>(const_cast<void*>(rows[e])) + idx[Rank - 1];
   }
 
   // The paths address() leaves out of line: a tiled array's element by address arithmetic,
@@ -432,22 +409,7 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
       return reinterpret_cast<T*>(data0_ + (static_cast<std::size_t>(p.thread) << geometry.shift) +
                                   p.offset * S);
     }
-    std::size_t col = idx[Rank - 1];
-    std::size_t e = 0;
-    for (std::size_t d = 0; d + 1 < Rank; ++d)
-      e = e * tab_.ext[d] + idx[d];
-    std::size_t seg;
-    if constexpr (Block != dynamic_block && Block != 0) {
-      if (!layout_.tiled()) {
-        seg = col / Block;
-      } else {
-        seg = static_cast<std::size_t>(col / tab_.by_segment);
-      }
-    } else {
-      seg = static_cast<std::size_t>(col / tab_.by_segment);
-    }
-    col -= seg * tab_.segment;
-    return static_cast<T*>(const_cast<void*>(tab_.root[e * tab_.per_row + seg])) + col;
+    return static_cast<T*>(const_cast<void*>(tab_.address_general(idx)));
   }
 
   std::size_t linear(decltype(D, std::size_t{})... i) const noexcept {
@@ -524,11 +486,7 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
   std::uint64_t word0_ = 0;  // pointer-to-shared word of element 0
   std::size_t block_ = 0;
   const block_divider* bdiv_ = nullptr;
-  table_index<Rank> tab_;  // the automatic table; root null when A(…) computes addresses
-  // Rank 1: the data when one segment holds the whole array, else null. Rank > 1: the table
-  // when its rows are whole, else null_rows() (null after release).
-  const void* const* rows_ = nullptr;
-  bool whole_ = false;        // rows_ is a table of whole rows (or the data, Rank 1)
+  table_index<Rank> tab_;     // the automatic table; root null when A(…) computes addresses
   bool out_of_line_ = false;  // tiled, or a table of segmented rows
   table_state* tstate_ = nullptr;
 };

@@ -219,11 +219,22 @@ void all_free(shared_alloc a, std::source_location where) {
   thread_local char args[64];
   std::snprintf(args, sizeof args, "offset=%zu", a.offset());
   const std::uint64_t h = a.offset() * 0x9e3779b97f4a7c15ull ^ a.part_bytes();
+  // Released by the last arriver, before anyone leaves: when any thread returns, the space is
+  // free for its next allocation and a checked build rejects any thread's access to it.
+  struct release_args {
+    detail::space* s;
+    const shared_alloc* a;
+    const std::source_location* where;
+  } const mine{&s, &a, &where};
   detail::barrier_arrive(
       j, detail::barrier_op{detail::op_kind::all_free, "pgas::all_free", true,
-                            static_cast<std::int32_t>(h ^ (h >> 32)), "allocation", where, args});
+                            static_cast<std::int32_t>(h ^ (h >> 32)), "allocation", where, args,
+                            [](const void* arg) {
+                              const auto& r = *static_cast<const release_args*>(arg);
+                              distributed_release(*r.s, *r.a, *r.where);
+                            },
+                            &mine});
   detail::barrier_complete(j);
-  if (mythread() == 0) distributed_release(s, a, where);
 }
 
 void* local_alloc(std::size_t nbytes) {

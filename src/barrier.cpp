@@ -220,6 +220,7 @@ void barrier_arrive(job& j, const barrier_op& op) {
     // Last arriver: nobody can arrive at the next phase before the generation moves, so the
     // reset cannot race with a new arrival.
     b.arrivals.store(0, std::memory_order_relaxed);
+    if (op.last != nullptr) op.last(op.last_arg);
     // A release store, not a sequentially consistent one: on x86 the latter is an xchg that
     // stalls until every waiter's copy of the line is invalidated, which is most of a barrier's
     // cost at 2 threads. The price: the sleepers load below may be ordered before the store,

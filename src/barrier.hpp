@@ -31,6 +31,11 @@ struct barrier_op {
   // Arguments as text for reports ("nblocks=4, nbytes=100"), or null. Must stay valid while
   // the thread waits (a thread-local buffer of the caller).
   const char* detail = nullptr;
+  // Run by the last arriver, after every thread has arrived and before any leaves, with
+  // `last_arg` (the last arriver's own): a collective free releases here, so that once any
+  // thread has returned from it the storage is gone for every thread. Null for none.
+  void (*last)(const void* arg) = nullptr;
+  const void* last_arg = nullptr;
 };
 
 // Cache-line layout: the arrival word is written by every arriving thread; the generation is
@@ -45,7 +50,7 @@ struct barrier_state {
 };
 
 /// Arrives at the current phase (UPC notify). Checks that `op` agrees with the other
-/// arrivals; the last arriver releases the phase.
+/// arrivals; the last arriver runs `op.last`, if any, and releases the phase.
 void barrier_arrive(job& j, const barrier_op& op);
 
 /// Waits for the phase this thread arrived at to complete (UPC wait).

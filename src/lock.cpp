@@ -166,11 +166,21 @@ void all_lock_free(lock_t l, std::source_location where) {
     // the barrier checks for agreement.
     const auto bits = reinterpret_cast<std::uintptr_t>(l.state_);
     const auto folded = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits ^ (bits >> 32)));
+    // Freed by the last arriver, before anyone leaves (as pgas::all_free).
+    struct free_args {
+      lock_t* l;
+      const std::source_location* where;
+    } const mine{&l, &where};
     detail::barrier_arrive(
         *j, detail::barrier_op{detail::op_kind::all_lock_free, "pgas::all_lock_free", true, folded,
-                               "lock", where});
+                               "lock", where, nullptr,
+                               [](const void* arg) {
+                                 const auto& f = *static_cast<const free_args*>(arg);
+                                 lock_free(*f.l, *f.where);
+                               },
+                               &mine});
     detail::barrier_complete(*j);
-    if (mythread() != 0) return;
+    return;
   }
   lock_free(l, where);
 }

@@ -108,7 +108,9 @@ void free(shared_alloc a, std::source_location where = std::source_location::cur
 /// ignored. A pointer outside the shared space ends the job (foreign pointer).
 void free(void* p, std::source_location where = std::source_location::current());
 
-/// Collective (UPC `upc_all_free`): every thread passes the same allocation; it is freed once.
+/// Collective (UPC `upc_all_free`): every thread passes the same allocation; it is freed once,
+/// after every thread has called and before any returns, so that on return the space is free
+/// for any thread's next allocation (and a checked build rejects any access to it).
 void all_free(shared_alloc a, std::source_location where = std::source_location::current());
 
 /// Typed forms: n elements of T per block.

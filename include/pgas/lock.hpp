@@ -71,8 +71,8 @@ lock_t global_lock_alloc(std::source_location where = std::source_location::curr
 /// and its copies become invalid.
 void lock_free(lock_t l, std::source_location where = std::source_location::current());
 
-/// Collective (UPC `upc_all_lock_free`): every thread passes the same handle; it is freed once
-/// all have called.
+/// Collective (UPC `upc_all_lock_free`): every thread passes the same handle; it is freed once,
+/// after every thread has called and before any returns.
 void all_lock_free(lock_t l, std::source_location where = std::source_location::current());
 
 }  // namespace pgas

@@ -134,6 +134,33 @@ TEST_CASE("freed distributed space is reused", "[alloc]") {
   CHECK(bad == 0);
 }
 
+TEST_CASE("all_free has released the space on every thread when any returns", "[alloc]") {
+  // Each part takes most of a thread's 1 MiB: a second live one does not fit, so the global
+  // allocation right after all_free succeeds only if the collective one is already gone.
+  ::setenv("PGAS_SHARED_HEAP_SIZE", "1m", 1);
+  std::atomic<int> bad{0};
+  pgas::run(test_job(2), 0, nullptr, [&] {
+    const std::size_t before = pgas::memory_usage_of(pgas::mythread()).allocated;
+    pgas::barrier();  // thread 0 allocates for everyone as soon as it gets there
+    for (int round = 0; round < 200; ++round) {
+      pgas::shared_alloc a = pgas::all_alloc(2, 768 << 10);
+      pgas::all_free(a);
+      // Thread 1, which does not allocate collective space, must find it gone at once.
+      if (pgas::mythread() == 1) {
+        if (pgas::memory_usage_of(1).allocated != before) bad++;
+        try {
+          pgas::free(pgas::global_alloc(2, 768 << 10));
+        } catch (const pgas::bad_shared_alloc&) {
+          bad++;
+        }
+      }
+      pgas::barrier();
+    }
+  });
+  ::unsetenv("PGAS_SHARED_HEAP_SIZE");
+  CHECK(bad == 0);
+}
+
 TEST_CASE("exhaustion throws bad_shared_alloc on every thread, and the job recovers", "[alloc]") {
   ::setenv("PGAS_SHARED_HEAP_SIZE", "1m", 1);
   std::atomic<int> caught{0};

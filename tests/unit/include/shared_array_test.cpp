@@ -471,7 +471,7 @@ TEST_CASE("shared arrays: destruction frees; re-creation reuses the memory, zero
       a.for_each_mine([](double& e, const auto&) { e = 42.0; });
       EXPECT(f, pgas::memory_usage_of(pgas::mythread()).allocated > before.allocated, "");
     }
-    pgas::barrier();  // thread 0 releases a collective allocation after all_free's barrier
+    // all_free released the part before any thread returned from it.
     EXPECT(f, pgas::memory_usage_of(pgas::mythread()).allocated == before.allocated,
            "the destructor freed the part");
     pgas::barrier();  // and nobody allocates again before everyone has looked

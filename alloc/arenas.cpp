@@ -5,7 +5,7 @@
 // Hooks follow jemalloc's extent_hooks_t contract (false = done, true = opted out); jemalloc
 // may call them from any thread, e.g. a purge triggered by another thread's free.
 
-#include "arenas.hpp"
+#include "alloc/arenas.hpp"
 
 #include <jemalloc/jemalloc.h>
 
@@ -21,9 +21,9 @@
 
 #include <pgas/runtime.hpp>
 
-#include "job.hpp"
-#include "os.hpp"
-#include "space.hpp"
+#include "src/job/job.hpp"
+#include "src/base/os.hpp"
+#include "alloc/space.hpp"
 
 namespace pgas::detail {
 

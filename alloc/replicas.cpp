@@ -3,13 +3,13 @@
 // those readers, touches them), sealed read-only, and listed in a fixed lock-free table that
 // the fatal-signal handler can search without allocating or locking.
 
-#include "replicas.hpp"
+#include "alloc/replicas.hpp"
 
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
 
-#include "os.hpp"
+#include "src/base/os.hpp"
 
 namespace pgas::detail {
 

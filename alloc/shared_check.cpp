@@ -10,9 +10,9 @@
 #include <pgas/detail/geometry.hpp>
 #include <pgas/runtime.hpp>
 
-#include "faults.hpp"
-#include "os.hpp"
-#include "space.hpp"
+#include "src/base/faults.hpp"
+#include "src/base/os.hpp"
+#include "alloc/space.hpp"
 
 namespace pgas::detail {
 

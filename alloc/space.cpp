@@ -4,7 +4,7 @@
 // The reservation asks for transparent huge pages: first touch costs ~1 s/GiB with 4 KiB pages
 // and ~50 ms/GiB with 2 MiB pages on our machines, and shared arrays are touched in bulk.
 
-#include "space.hpp"
+#include "alloc/space.hpp"
 
 #include <fmt/format.h>
 
@@ -13,7 +13,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "os.hpp"
+#include "src/base/os.hpp"
 
 namespace pgas::detail {
 

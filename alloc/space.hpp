@@ -17,7 +17,7 @@
 
 #include <pgas/detail/geometry.hpp>
 
-#include "symmetric.hpp"
+#include "alloc/symmetric.hpp"
 
 namespace pgas::detail {
 

@@ -1,7 +1,7 @@
 // alloc/symmetric.cpp — the symmetric heap (see symmetric.hpp): first fit, coalescing frees,
 // exact live tracking.
 
-#include "symmetric.hpp"
+#include "alloc/symmetric.hpp"
 
 #include <algorithm>
 #include <iterator>

@@ -86,13 +86,8 @@ else
   failed=$((failed + 1))
 fi
 
-unit_targets=(tests/unit/src/env_test tests/unit/src/topology_test tests/unit/src/placement_test
-  tests/unit/src/runtime_test tests/unit/src/barrier_test tests/unit/src/lock_test
-  tests/unit/src/table_shape_test
-  tests/unit/alloc/symmetric_test tests/unit/alloc/shared_alloc_test tests/unit/alloc/arenas_test
-  tests/unit/include/layout_test tests/unit/include/sptr_test tests/unit/include/shared_array_test
-  tests/unit/include/forall_test tests/unit/include/bulk_test tests/unit/include/privatize_test
-  tests/unit/tools/declaration_test)
+# Every unit test program (the 'unit-tests' alias of tests/unit/meson.build).
+unit_targets=(unit-tests)
 # The 'checked' integration cases: pgasrun, its test driver and the program they launch.
 checked_targets=(tools/pgasrun tests/integration/pgasrun_test tests/integration/checked_access)
 

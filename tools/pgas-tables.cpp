@@ -26,7 +26,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <pgas/config.hpp>
-#include <pgas/privatize.hpp>
+#include <pgas/table_model.hpp>
 #include <pgas/topology.hpp>
 
 #include "cli.hpp"

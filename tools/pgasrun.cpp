@@ -25,7 +25,7 @@
 #include <pgas/topology.hpp>
 
 #include "cli.hpp"
-#include "env.hpp"
+#include "src/base/env.hpp"
 
 namespace {
 

@@ -21,6 +21,7 @@
 #include <pgas/layout.hpp>
 #include <pgas/lock.hpp>
 #include <pgas/privatize.hpp>
+#include <pgas/table_model.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/shared_array.hpp>
 #include <pgas/sptr.hpp>

@@ -17,7 +17,7 @@
 #include <pgas/runtime.hpp>
 #include <pgas/sync.hpp>
 
-#include "arenas.hpp"
+#include "alloc/arenas.hpp"
 
 namespace {
 

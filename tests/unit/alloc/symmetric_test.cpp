@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "symmetric.hpp"
+#include "alloc/symmetric.hpp"
 
 using pgas::detail::symmetric_heap;
 

@@ -19,14 +19,14 @@
 #include <string>
 #include <vector>
 
-#include "barrier.hpp"
-#include "env.hpp"
-#include "faults.hpp"
-#include "job.hpp"
-#include "os.hpp"
-#include "replicas.hpp"
-#include "space.hpp"
-#include "table_registry.hpp"
+#include "src/job/barrier.hpp"
+#include "src/base/env.hpp"
+#include "src/base/faults.hpp"
+#include "src/job/job.hpp"
+#include "src/base/os.hpp"
+#include "alloc/replicas.hpp"
+#include "alloc/space.hpp"
+#include "src/objects/table_registry.hpp"
 
 namespace pgas::detail {
 

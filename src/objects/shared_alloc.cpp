@@ -17,11 +17,11 @@
 #include <pgas/config.hpp>
 #include <pgas/runtime.hpp>
 
-#include "arenas.hpp"
-#include "faults.hpp"
-#include "job.hpp"
-#include "os.hpp"
-#include "space.hpp"
+#include "alloc/arenas.hpp"
+#include "src/base/faults.hpp"
+#include "src/job/job.hpp"
+#include "src/base/os.hpp"
+#include "alloc/space.hpp"
 
 namespace pgas {
 

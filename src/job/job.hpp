@@ -13,8 +13,8 @@
 
 #include <pgas/runtime.hpp>
 
-#include "barrier.hpp"
-#include "hwloc_machine.hpp"
+#include "src/job/barrier.hpp"
+#include "src/models/hwloc_machine.hpp"
 
 namespace pgas::detail {
 

@@ -3,7 +3,7 @@
 // Parsing is strict: a value that is not exactly a number, a known word or a boolean is an
 // error naming the variable and what it accepts, never a silent default.
 
-#include "env.hpp"
+#include "src/base/env.hpp"
 
 #include <fmt/format.h>
 

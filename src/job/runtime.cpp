@@ -15,14 +15,14 @@
 #include <pgas/config.hpp>
 #include <pgas/runtime.hpp>
 
-#include "arenas.hpp"
-#include "barrier.hpp"
-#include "env.hpp"
-#include "faults.hpp"
-#include "job.hpp"
-#include "os.hpp"
-#include "space.hpp"
-#include "table_registry.hpp"
+#include "alloc/arenas.hpp"
+#include "src/job/barrier.hpp"
+#include "src/base/env.hpp"
+#include "src/base/faults.hpp"
+#include "src/job/job.hpp"
+#include "src/base/os.hpp"
+#include "alloc/space.hpp"
+#include "src/objects/table_registry.hpp"
 
 namespace pgas {
 

@@ -11,7 +11,7 @@
 
 #include <pgas/pgas.hpp>
 
-#include "../test_job.hpp"
+#include "../../test_job.hpp"
 
 namespace {
 

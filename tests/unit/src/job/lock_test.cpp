@@ -7,7 +7,7 @@
 
 #include <pgas/pgas.hpp>
 
-#include "../test_job.hpp"
+#include "../../test_job.hpp"
 
 namespace {}  // namespace
 

@@ -8,7 +8,7 @@
 
 #include <pgas/pgas.hpp>
 
-#include "../test_job.hpp"
+#include "../../test_job.hpp"
 
 namespace {}  // namespace
 

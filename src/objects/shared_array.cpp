@@ -9,8 +9,8 @@
 
 #include <string>
 
-#include "barrier.hpp"
-#include "job.hpp"
+#include "src/job/barrier.hpp"
+#include "src/job/job.hpp"
 
 namespace pgas::detail {
 

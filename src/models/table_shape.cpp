@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include <pgas/privatize.hpp>
+#include <pgas/table_model.hpp>
 
 #include <algorithm>
 #include <map>

@@ -3,7 +3,7 @@
 // Linux-only: futex(2) for sleeping waits, sched_yield, pthreads, hwloc for binding,
 // sigaction/sigaltstack for fatal-signal reports, glibc backtrace() for stack traces.
 
-#include "os.hpp"
+#include "src/base/os.hpp"
 
 #include <execinfo.h>
 #include <linux/futex.h>

@@ -11,9 +11,9 @@
 
 #include <pgas/sptr.hpp>
 
-#include "faults.hpp"
-#include "job.hpp"
-#include "space.hpp"
+#include "src/base/faults.hpp"
+#include "src/job/job.hpp"
+#include "alloc/space.hpp"
 
 namespace pgas {
 

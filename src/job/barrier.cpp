@@ -7,7 +7,7 @@
 // collective") free: the same cache-line transfer that counts an arrival checks it. Waiters
 // escalate pause -> sched_yield -> futex so that oversubscribed jobs make progress.
 
-#include "barrier.hpp"
+#include "src/job/barrier.hpp"
 
 #include <fmt/format.h>
 
@@ -15,9 +15,9 @@
 
 #include <pgas/sync.hpp>
 
-#include "faults.hpp"
-#include "job.hpp"
-#include "os.hpp"
+#include "src/base/faults.hpp"
+#include "src/job/job.hpp"
+#include "src/base/os.hpp"
 
 namespace pgas::detail {
 

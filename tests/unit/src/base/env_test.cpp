@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "env.hpp"
+#include "src/base/env.hpp"
 
 using namespace pgas::detail;
 

@@ -5,7 +5,7 @@
 // the std::terminate handler; for threads other than 0 the stack is still intact there (no
 // handler was found, so nothing was unwound), and the backtrace shows the throw site.
 
-#include "faults.hpp"
+#include "src/base/faults.hpp"
 
 #include <cxxabi.h>
 #include <fmt/format.h>
@@ -22,9 +22,9 @@
 #include <pgas/detail/geometry.hpp>
 #include <pgas/runtime.hpp>
 
-#include "job.hpp"
-#include "os.hpp"
-#include "replicas.hpp"
+#include "src/job/job.hpp"
+#include "src/base/os.hpp"
+#include "alloc/replicas.hpp"
 
 namespace pgas::detail {
 

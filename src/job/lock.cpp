@@ -14,10 +14,10 @@
 #include <pgas/lock.hpp>
 #include <pgas/runtime.hpp>
 
-#include "barrier.hpp"
-#include "faults.hpp"
-#include "job.hpp"
-#include "os.hpp"
+#include "src/job/barrier.hpp"
+#include "src/base/faults.hpp"
+#include "src/job/job.hpp"
+#include "src/base/os.hpp"
 
 namespace pgas::detail {
 

@@ -12,7 +12,7 @@
 #include <set>
 #include <string>
 
-#include "hwloc_machine.hpp"
+#include "src/models/hwloc_machine.hpp"
 
 namespace pgas {
 

@@ -19,11 +19,8 @@
 #include <mutex>
 #include <stdexcept>
 
-#include <pgas/runtime.hpp>
-
-#include "src/job/job.hpp"
-#include "src/base/os.hpp"
 #include "alloc/space.hpp"
+#include "src/base/os.hpp"
 
 namespace pgas::detail {
 
@@ -217,15 +214,11 @@ constexpr extent_hooks_t private_hooks = {
     extent_purge_forced,  extent_split,         extent_merge,
 };
 
-// The calling thread's NUMA node: its home PU's node inside a job on this machine, else 0.
+// The calling thread's private node (arenas_thread_start), else 0.
+thread_local constinit int tls_private_node = 0;
+
 int private_node() noexcept {
-  const job* j = job_current();
-  if (j == nullptr || !j->plan_machine.is_current()) return 0;
-  const auto t = static_cast<std::size_t>(mythread());
-  if (t >= j->plan.size()) return 0;
-  const auto pu = static_cast<std::size_t>(j->plan[t].pu);
-  if (pu >= j->plan_machine.pus().size()) return 0;
-  const int node = j->plan_machine.pus()[pu].numa_os;
+  const int node = tls_private_node;
   return node < 0 || node >= max_nodes ? 0 : node;
 }
 
@@ -294,7 +287,8 @@ void arenas_destroy() noexcept {
   local_count = 0;
 }
 
-void arenas_thread_start(int t) noexcept {
+void arenas_thread_start(int t, int private_node) noexcept {
+  tls_private_node = private_node;
   if (t < 0 || t >= local_count) return;
   local_arena& a = local_arenas[static_cast<std::size_t>(t)];
   unsigned tc = 0;
@@ -310,6 +304,7 @@ void arenas_thread_start(int t) noexcept {
 }
 
 void arenas_thread_end(int t) noexcept {
+  tls_private_node = 0;
   if (t < 0 || t >= local_count) return;
   local_arena& a = local_arenas[static_cast<std::size_t>(t)];
   if (tls_owner == &a) tls_owner = nullptr;

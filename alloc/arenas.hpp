@@ -28,8 +28,9 @@ void arenas_create(int threads);
 void arenas_destroy() noexcept;
 
 /// On thread t, when it starts: gives it its explicit tcache (without one it still works,
-/// bypassing the tcache). Must not run concurrently with another call for the same t.
-void arenas_thread_start(int t) noexcept;
+/// bypassing the tcache), and makes `private_node` the node of its private allocations. Must
+/// not run concurrently with another call for the same t.
+void arenas_thread_start(int t, int private_node) noexcept;
 /// On thread t, before it ends: flushes and destroys its tcache. Local allocations and frees
 /// made by this OS thread afterwards bypass tcaches.
 void arenas_thread_end(int t) noexcept;
@@ -52,10 +53,11 @@ std::size_t arena_size_class(std::size_t n) noexcept;
 //
 // Node n's arena maps its extents anonymously and binds them to n (MPOL_BIND) before any page
 // is touched, so every page of a private allocation is on n whoever first touches it. The node
-// is the calling thread's: inside a job, its home PU's NUMA node (node 0 when the machine
-// reports none, or when the job runs on a described, not the current, machine); outside a job,
-// node 0. Arenas are created on first use and never destroyed. Private allocations bypass
-// tcaches (a thread's caches would mix nodes), so this is not for hot small allocations.
+// is the calling thread's, as the job gave it to arenas_thread_start (its home NUMA node; node
+// 0 when the machine reports none, or when the job runs on a described, not the current,
+// machine); node 0 outside a job and in threads the job did not start. Arenas are created on first
+// use and never destroyed. Private allocations bypass tcaches (a thread's caches would mix nodes),
+// so this is not for hot small allocations.
 
 /// `n` bytes (n == 0: a unique non-null pointer) aligned to alignof(std::max_align_t), or
 /// nullptr when the system has no memory for it. Thread-safe, inside or outside a job.

@@ -8,10 +8,8 @@
 #include <fmt/format.h>
 
 #include <pgas/detail/geometry.hpp>
-#include <pgas/runtime.hpp>
+#include <pgas/error.hpp>
 
-#include "src/base/faults.hpp"
-#include "src/base/os.hpp"
 #include "alloc/space.hpp"
 
 namespace pgas::detail {
@@ -46,11 +44,8 @@ void check_shared_range(std::uint64_t offset, std::size_t bytes, std::string_vie
   }
   const std::string message = fmt::format("{}: {}", what, why);
   if (where != nullptr) misuse(message, *where);
-  if (!in_job()) throw std::logic_error("pgas: " + message);
   // No call site to name (operator*, operator->): the backtrace shows it.
-  os_write_stderr(fmt::format("pgas: thread {}: {}; backtrace:\n", mythread(), message));
-  os_backtrace(1);
-  fault_end_job(fmt::format("thread {} of {}: {}", mythread(), threads(), message), 1);
+  misuse_here(message);
 }
 
 }  // namespace pgas::detail

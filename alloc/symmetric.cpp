@@ -3,10 +3,58 @@
 
 #include "alloc/symmetric.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <iterator>
 
+#include <pgas/config.hpp>
+
+#include "src/base/faults.hpp"
+
 namespace pgas::detail {
+
+void symmetric_heap::check_invariants_locked() const {
+  // Debug level 2: every block aligned and below the bump top, free and live blocks disjoint
+  // and in address order, free neighbours coalesced (and none left touching the top), and the
+  // live byte count exact.
+  std::size_t at = 0;
+  std::size_t live = 0;
+  bool previous_free = false;
+  auto f = free_.begin();
+  auto l = live_.begin();
+  while (f != free_.end() || l != live_.end()) {
+    const bool is_free = l == live_.end() || (f != free_.end() && f->first < l->first);
+    const auto [offset, size] = is_free ? *f++ : *l++;
+    const char* what = nullptr;
+    if (offset % alignment != 0 || size % alignment != 0 || size == 0) {
+      what = "a block is not aligned or empty";
+    } else if (offset < at) {
+      what = "two blocks overlap";
+    } else if (offset + size > top_) {
+      what = "a block lies above the bump top";
+    } else if (is_free && previous_free && offset == at) {
+      what = "two free neighbours are not coalesced";
+    } else if (is_free && offset + size == top_) {
+      what = "a free block touches the bump top";
+    }
+    if (what != nullptr) {
+      fault_end_job(fmt::format("internal error: symmetric heap: {} (block at {:#x}, {} bytes; "
+                                "top {:#x})",
+                                what, offset, size, top_),
+                    70);
+    }
+    if (!is_free) live += size;
+    previous_free = is_free;
+    at = offset + size;
+  }
+  if (live != live_bytes_) {
+    fault_end_job(fmt::format("internal error: symmetric heap: {} live bytes counted, {} in the "
+                              "live map",
+                              live_bytes_, live),
+                  70);
+  }
+}
 
 std::optional<std::size_t> symmetric_heap::allocate(std::size_t bytes) {
   const std::size_t size = (bytes + alignment - 1) / alignment * alignment;
@@ -20,6 +68,7 @@ std::optional<std::size_t> symmetric_heap::allocate(std::size_t bytes) {
     if (rest != 0) free_.emplace(offset + size, rest);
     live_.emplace(offset, size);
     live_bytes_ += size;
+    if constexpr (config::debug_level >= 2) check_invariants_locked();
     return offset;
   }
   if (size > capacity_ - top_) return std::nullopt;
@@ -27,6 +76,7 @@ std::optional<std::size_t> symmetric_heap::allocate(std::size_t bytes) {
   top_ += size;
   live_.emplace(offset, size);
   live_bytes_ += size;
+  if constexpr (config::debug_level >= 2) check_invariants_locked();
   return offset;
 }
 
@@ -58,6 +108,7 @@ std::size_t symmetric_heap::release(std::size_t offset) {
   } else {
     free_.emplace(start, size);
   }
+  if constexpr (config::debug_level >= 2) check_invariants_locked();
   return freed;
 }
 

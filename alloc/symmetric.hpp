@@ -35,6 +35,10 @@ class symmetric_heap {
   std::size_t live_bytes() const;
 
  private:
+  // Ends the process (status 70, an internal error) when the free list and live map disagree;
+  // called after every change in builds with debug_level >= 2. The mutex is held.
+  void check_invariants_locked() const;
+
   mutable std::mutex mutex_;
   std::size_t capacity_;
   std::size_t top_ = 0;                      // everything above is free

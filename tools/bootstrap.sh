@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # tools/bootstrap.sh — the README's two commands: set up a fresh Debian 12 machine (as root,
 # installing what is missing with apt-get), build, and then either run the demo or run every
-# test suite (the default build; then the unit tests under address+undefined sanitizers in a
-# bounds-checked build, which also runs the 'checked' integration cases, and under the thread
-# sanitizer). `test` ends with one line "N passed, N failed".
+# test suite (the layer check; the default build; then the unit tests under address+undefined
+# sanitizers in a checked build, -Ddebug_level=2 (bounds checks and heap invariant walks), which
+# also runs the 'checked' integration cases, and under the thread sanitizer). `test` ends with
+# one line "N passed, N failed".
 #
 #   bash tools/bootstrap.sh demo
 #   bash tools/bootstrap.sh test
@@ -19,7 +20,7 @@ case "$mode" in
 esac
 cd "$(dirname "$0")/.."
 
-packages=(g++ meson ninja-build pkgconf libhwloc-dev hwloc libnuma-dev libjemalloc-dev catch2
+packages=(g++ python3 meson ninja-build pkgconf libhwloc-dev hwloc libnuma-dev libjemalloc-dev catch2
   libcli11-dev libfmt-dev nlohmann-json3-dev libdivide-dev)
 missing=()
 for p in "${packages[@]}"; do
@@ -78,6 +79,13 @@ run_suite() {
   rm -f "$log"
 }
 
+echo "== layers: no #include goes against them (tools/check_layers.py)"
+if python3 tools/check_layers.py; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
+
 echo "== default build: unit, integration, tool, stress and must-not-compile tests"
 setup build
 if ninja -C build; then
@@ -100,7 +108,7 @@ for san in address,undefined thread; do
     # This build also checks every shared-array index, dereference and bulk copy.
     targets+=("${checked_targets[@]}")
     suites+=(--suite checked)
-    options=(-Dbounds_check=true)
+    options=(-Ddebug_level=2)
   fi
   echo "== $san sanitizer${options[*]:+ (${options[*]})}: ${suites[*]} tests"
   setup "$dir" -Db_sanitize="$san" -Db_lundef=false -Dbuildtype=debugoptimized -Dkernels=false \

@@ -36,9 +36,9 @@ ALLOWED = {
 PUBLIC = {
     "config.hpp": "base",
     "error.hpp": "base",
-    "export.hpp": "base",
+    "detail/export.hpp": "base",
     "detail/build_config.hpp": "base",
-    "detail/thread_id.hpp": "base",
+    "detail/identity.hpp": "base",
     "topology.hpp": "models",
     "layout.hpp": "models",
     "table_model.hpp": "models",

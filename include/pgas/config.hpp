@@ -12,9 +12,11 @@ namespace pgas::config {
 /// `pgasrun -n` and `PGAS_THREADS` beyond it are rejected with a clear error.
 inline constexpr int max_threads = PGASI_MAX_THREADS;
 
-/// Depth of internal checking (Meson option `debug_level`, 0..3). Misuse checks that name a
+/// Depth of internal checking (Meson option `debug_level`, 0..2). Misuse checks that name a
 /// thread, file and line (barrier mismatch, wait without notify, unlock by a non-owner) are
-/// always on; higher levels add internal invariant checks.
+/// always on. Level 1 turns bounds_check on and catches pgas::free of a local allocation that
+/// is not live (a double free); level 2 also walks the symmetric heap's invariants after every
+/// change (an internal error ends the process with status 70).
 inline constexpr int debug_level = PGASI_DEBUG_LEVEL;
 
 /// Bits of a pointer-to-shared's 64-bit word that hold its phase (Meson option

@@ -17,13 +17,14 @@
 #include <pgas/alloc.hpp>
 #include <pgas/bulk.hpp>
 #include <pgas/config.hpp>
+#include <pgas/error.hpp>
 #include <pgas/forall.hpp>
 #include <pgas/layout.hpp>
 #include <pgas/lock.hpp>
 #include <pgas/privatize.hpp>
-#include <pgas/table_model.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/shared_array.hpp>
 #include <pgas/sptr.hpp>
 #include <pgas/sync.hpp>
+#include <pgas/table_model.hpp>
 #include <pgas/topology.hpp>

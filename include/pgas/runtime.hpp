@@ -3,18 +3,8 @@
 // A pgas job is THREADS pinned pthreads in one process, each running the same body (SPMD).
 // The thread that calls pgas::run() becomes thread 0; the others are created by it.
 //
-// Error model (the whole API follows it):
-//   * Misuse that the runtime can see — a mismatched barrier or collective, wait() without
-//     notify(), unlocking a lock the caller does not hold, a bad PGAS_* variable — is caught by
-//     an always-on check. The job ends with exit status 1 and one message on stderr that names
-//     the thread, the source file and line, and what was wrong.
-//   * Recoverable failures (for instance running out of shared memory) throw a documented
-//     exception type derived from a standard one; the job goes on if the program catches it.
-//   * An uncaught exception, a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) or
-//     pgas::exit() in any thread ends the whole job promptly with a message naming the thread.
-//     A fatal signal is re-raised after the message, so the job dies of that signal.
-//   * A thread that returns from its body while others wait at a barrier it will never reach
-//     ends the job (status 1) with a report of where each waiting thread is.
+// Errors follow the model of pgas/error.hpp: misuse inside a job ends the job naming the
+// thread, file and line; outside a job it throws pgas::usage_error.
 #pragma once
 
 #include <concepts>
@@ -24,6 +14,9 @@
 #include <string>
 #include <type_traits>
 
+#include <pgas/detail/export.hpp>
+#include <pgas/detail/identity.hpp>
+#include <pgas/error.hpp>
 #include <pgas/topology.hpp>
 
 namespace pgas {
@@ -98,12 +91,6 @@ requires(!std::is_convertible_v<F, body_function> &&
          std::invocable<F&>) int run(const run_options& options, int argc, char** argv, F&& body) {
   return run(options, argc, argv, detail::adapt_body(std::forward<F>(body)));
 }
-
-namespace detail {
-// Initial-exec TLS: one instruction to read, and safe to read from a signal handler.
-extern thread_local constinit int tls_mythread __attribute__((tls_model("initial-exec")));
-extern int job_threads;
-}  // namespace detail
 
 /// This thread's number, 0..threads()-1 (UPC `MYTHREAD`). Outside a job: 0.
 /// Thread-safe; a single thread-local load.

@@ -106,6 +106,11 @@ struct thread_place {
 /// PU); see oversubscribed().
 std::vector<thread_place> place(const machine& m, int threads, bind_policy bind, map_policy map);
 
+/// Thread `thread`'s home NUMA node: the OS index of the NUMA node of its home PU in
+/// `placement` on `m`, or -1 when the machine reports none there. The one definition of "thread
+/// t's node": segments, private arenas and table replicas are all placed by it.
+int home_node(const machine& m, const std::vector<thread_place>& placement, int thread) noexcept;
+
 /// True when `threads` is more than the PUs of `m` (threads will share PUs).
 inline bool oversubscribed(const machine& m, int threads) noexcept {
   return threads > m.pu_count();

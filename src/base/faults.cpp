@@ -1,4 +1,4 @@
-// src/faults.cpp — job-wide failure handling (see faults.hpp).
+// src/base/faults.cpp — job-wide failure handling (see faults.hpp).
 //
 // Signal handlers format their message by hand into a stack buffer: only async-signal-safe
 // calls (write, backtrace after preparation, kill) are made there. Uncaught exceptions reach
@@ -19,12 +19,9 @@
 #include <exception>
 #include <stdexcept>
 
-#include <pgas/detail/geometry.hpp>
-#include <pgas/runtime.hpp>
+#include <pgas/detail/identity.hpp>
 
-#include "src/job/job.hpp"
 #include "src/base/os.hpp"
-#include "alloc/replicas.hpp"
 
 namespace pgas::detail {
 
@@ -34,40 +31,15 @@ std::atomic<bool> ending{false};
 thread_local bool claimed_here = false;
 std::terminate_handler previous_terminate = nullptr;
 
-// Appends text to a fixed buffer without allocating (signal handlers).
-struct sig_buffer {
-  char data[512];
-  std::size_t len = 0;
-  void add(const char* s) noexcept {
-    while (*s != '\0' && len + 1 < sizeof data)
-      data[len++] = *s++;
-  }
-  void add_int(long long v) noexcept {
-    char tmp[24];
-    int n = 0;
-    bool neg = v < 0;
-    unsigned long long u =
-        neg ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
-    do {
-      tmp[n++] = static_cast<char>('0' + u % 10);
-      u /= 10;
-    } while (u != 0);
-    if (neg) tmp[n++] = '-';
-    while (n > 0 && len + 1 < sizeof data)
-      data[len++] = tmp[--n];
-  }
-  void add_hex(unsigned long long u) noexcept {
-    add("0x");
-    char tmp[20];
-    int n = 0;
-    do {
-      tmp[n++] = "0123456789abcdef"[u & 15];
-      u >>= 4;
-    } while (u != 0);
-    while (n > 0 && len + 1 < sizeof data)
-      data[len++] = tmp[--n];
-  }
-};
+fault_explainer explainer = nullptr;
+
+// The thread number and THREADS, as every report names them.
+int me() noexcept {
+  return tls_mythread;
+}
+int all() noexcept {
+  return job_threads;
+}
 
 void flush_stdio() noexcept {
   std::fflush(stdout);
@@ -76,11 +48,11 @@ void flush_stdio() noexcept {
 
 void on_fatal_signal(int sig, siginfo_t* info, void*) {
   if (!fault_claim()) fault_park();
-  sig_buffer b;
+  fault_text b;
   b.add("pgas: thread ");
-  b.add_int(mythread());
+  b.add_int(me());
   b.add(" of ");
-  b.add_int(threads());
+  b.add_int(all());
   b.add(": fatal signal ");
   b.add(os_signal_name(sig));
   b.add(" (");
@@ -89,18 +61,17 @@ void on_fatal_signal(int sig, siginfo_t* info, void*) {
   if (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL) {
     b.add(" at address ");
     b.add_hex(reinterpret_cast<unsigned long long>(info->si_addr));
-    int table = 0;
-    int replica = 0;
-    if (sig == SIGSEGV && replica_at(info->si_addr, &table, &replica)) {
-      b.add(": a write into replica ");
-      b.add_int(replica);
-      b.add(" of privatization table ");
-      b.add_int(table);
-      b.add(", which is read-only");
+    if (sig == SIGSEGV && explainer != nullptr) {
+      fault_text why;
+      if (explainer(info->si_addr, why)) {
+        b.add(": ");
+        why.data[why.len] = '\0';
+        b.add(why.data);
+      }
     }
   }
   b.add("\npgas: backtrace of thread ");
-  b.add_int(mythread());
+  b.add_int(me());
   b.add(":\n");
   os_write_stderr(std::string_view(b.data, b.len));
   os_backtrace(1);
@@ -129,22 +100,55 @@ void on_terminate() {
       what = x.what();
     } catch (...) {
     }
-    msg = fmt::format("pgas: thread {} of {}: uncaught exception of type {}{}{}\n", mythread(),
-                      threads(), type_name, what.empty() ? "" : ": ", what);
+    msg = fmt::format("pgas: thread {} of {}: uncaught exception of type {}{}{}\n", me(), all(),
+                      type_name, what.empty() ? "" : ": ", what);
   } else {
-    msg = fmt::format("pgas: thread {} of {}: std::terminate called without an exception\n",
-                      mythread(), threads());
+    msg = fmt::format("pgas: thread {} of {}: std::terminate called without an exception\n", me(),
+                      all());
   }
   flush_stdio();
   os_write_stderr(msg);
-  os_write_stderr(fmt::format("pgas: backtrace of thread {}:\n", mythread()));
+  os_write_stderr(fmt::format("pgas: backtrace of thread {}:\n", me()));
   os_backtrace(2);
   os_exit(1);
 }
 
 }  // namespace
 
-void faults_install() {
+void fault_text::add(const char* s) noexcept {
+  while (*s != '\0' && len + 1 < sizeof data)
+    data[len++] = *s++;
+}
+
+void fault_text::add_int(long long v) noexcept {
+  char tmp[24];
+  int n = 0;
+  const bool neg = v < 0;
+  unsigned long long u =
+      neg ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+  do {
+    tmp[n++] = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u != 0);
+  if (neg) tmp[n++] = '-';
+  while (n > 0 && len + 1 < sizeof data)
+    data[len++] = tmp[--n];
+}
+
+void fault_text::add_hex(unsigned long long u) noexcept {
+  add("0x");
+  char tmp[20];
+  int n = 0;
+  do {
+    tmp[n++] = "0123456789abcdef"[u & 15];
+    u >>= 4;
+  } while (u != 0);
+  while (n > 0 && len + 1 < sizeof data)
+    data[len++] = tmp[--n];
+}
+
+void faults_install(fault_explainer explain) {
+  explainer = explain;
   os_backtrace_prepare();
   os_install_fatal_signals(on_fatal_signal);
   previous_terminate = std::set_terminate(on_terminate);
@@ -206,23 +210,8 @@ void fault_end_job(std::string_view message, int status) {
   os_exit(status);
 }
 
-void fault_misuse(const std::source_location& where, std::string_view what) {
-  fault_end_job(
-      fmt::format("thread {} of {}: {} at {}", mythread(), threads(), what, where_string(where)),
-      1);
-}
-
 std::string where_string(const std::source_location& where) {
   return fmt::format("{}:{}", where.file_name(), where.line());
-}
-
-}  // namespace pgas::detail
-
-namespace pgas::detail {
-
-void misuse(std::string_view what, const std::source_location& where) {
-  if (!in_job()) throw std::logic_error(fmt::format("pgas: {} at {}", what, where_string(where)));
-  fault_misuse(where, what);
 }
 
 }  // namespace pgas::detail

@@ -1,21 +1,37 @@
-// src/faults.hpp — ending the whole job when something goes wrong, with a message that names
-// the thread: uncaught exceptions, fatal signals, misuse detected by the runtime, deadlocks and
-// pgas::exit().
+// src/base/faults.hpp — ending the whole job when something goes wrong, with a message that
+// names the thread: uncaught exceptions, fatal signals, misuse detected by the runtime (through
+// the error door, pgas/error.hpp), deadlocks and pgas::exit().
 //
 // Only the first thread to fail reports; any later one parks until the process ends, so the
 // user sees one coherent message. stdout and stderr are flushed before the process ends, so
 // the program's own output is not lost.
 #pragma once
 
+#include <cstddef>
 #include <source_location>
 #include <string>
 #include <string_view>
 
 namespace pgas::detail {
 
+/// Text built without allocating, for signal handlers.
+struct fault_text {
+  char data[512];
+  std::size_t len = 0;
+  void add(const char* s) noexcept;
+  void add_int(long long v) noexcept;
+  void add_hex(unsigned long long u) noexcept;
+};
+
+/// Explains a faulting address in a fatal-signal report (for instance "a write into replica 1
+/// of privatization table 3, which is read-only"): appends to `out` and returns true, or returns
+/// false when it knows nothing of `addr`. Called from the signal handler: async-signal-safe.
+using fault_explainer = bool (*)(const void* addr, fault_text& out) noexcept;
+
 /// Installs the fatal-signal handlers and the std::terminate handler for the job; uninstall
-/// puts the previous ones back.
-void faults_install();
+/// puts the previous ones back. `explain` (may be null) is asked about SIGSEGV addresses; it is
+/// how layers above the base (the shared space's read-only replicas) name what was hit.
+void faults_install(fault_explainer explain);
 void faults_uninstall();
 
 /// Per-thread set-up and tear-down (alternate signal stack).
@@ -33,9 +49,6 @@ void fault_settle(int threads, bool (*settled)(int thread)) noexcept;
 
 /// Prints `message` (each line prefixed "pgas: ") and ends the job with `status`.
 [[noreturn]] void fault_end_job(std::string_view message, int status);
-
-/// Misuse detected by an always-on check: "pgas: thread T: <what> at FILE:LINE", status 1.
-[[noreturn]] void fault_misuse(const std::source_location& where, std::string_view what);
 
 /// "FILE:LINE" of a source location.
 std::string where_string(const std::source_location& where);

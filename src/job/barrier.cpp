@@ -5,7 +5,8 @@
 // word and bumps a 32-bit generation that waiters spin on. Putting the signature in the count
 // word makes the agreement check (UPC named-barrier matching, and "a barrier met a different
 // collective") free: the same cache-line transfer that counts an arrival checks it. Waiters
-// escalate pause -> sched_yield -> futex so that oversubscribed jobs make progress.
+// escalate pause -> sched_yield -> futex (src/base/backoff.hpp) so that oversubscribed jobs
+// make progress.
 
 #include "src/job/barrier.hpp"
 
@@ -13,11 +14,13 @@
 
 #include <climits>
 
+#include <pgas/error.hpp>
 #include <pgas/sync.hpp>
 
+#include "src/base/backoff.hpp"
 #include "src/base/faults.hpp"
-#include "src/job/job.hpp"
 #include "src/base/os.hpp"
+#include "src/job/job.hpp"
 
 namespace pgas::detail {
 
@@ -45,13 +48,6 @@ std::uint64_t pack(std::uint32_t count, std::uint8_t kind, bool has_id, std::int
   return count | (std::uint64_t{kind} << kind_shift) | (has_id ? has_id_bit : 0) |
          (std::uint64_t{static_cast<std::uint32_t>(id)} << id_shift);
 }
-
-// A yield slower than this gave the CPU to another process (see backoff).
-constexpr std::uint64_t slow_yield_ns = 50'000;
-// After a slow yield, waits go from spinning straight to sleeping for this long.
-constexpr std::uint64_t yield_ban_ns = 50'000'000;
-// Sleepers wake this often to re-check for deadlock.
-constexpr std::uint64_t sleep_slice_ns = 50'000'000;
 
 std::string describe(const thread_record& r) {
   const char* op = r.op.load(std::memory_order_relaxed);
@@ -129,61 +125,11 @@ void check_deadlock(job& j) {
   if (j.returned.load(std::memory_order_seq_cst) > 0) report_deadlock(j);
 }
 
+void check_deadlock_of(void* j) {
+  check_deadlock(*static_cast<job*>(j));
+}
+
 }  // namespace
-
-namespace {
-// Until this time (os_now_ns) no thread yields: a recent yield was slow (see backoff).
-// Process-wide rather than per job: the load it detects is the machine's.
-std::atomic<std::uint64_t> yields_banned_until{0};
-}  // namespace
-
-backoff::backoff(const job* j) noexcept
-    : spins_left_(j != nullptr ? j->spin : 4000), yields_left_(j != nullptr ? j->yields : 16) {}
-
-template <class Word>
-bool backoff_step(int& spins_left, int& yields_left, const std::atomic<Word>& progress) noexcept {
-  if (spins_left > 0) {
-    --spins_left;
-    os_pause();
-    return true;
-  }
-  if (yields_left <= 0) return false;
-  const std::uint64_t start = os_now_ns();
-  if (start < yields_banned_until.load(std::memory_order_relaxed)) return false;
-  --yields_left;
-  const Word before = progress.load(std::memory_order_relaxed);
-  os_yield();
-  // A slow yield is fine when it ran a sibling thread that made progress (oversubscription);
-  // a slow yield with no progress gave the CPU to another process.
-  if (const std::uint64_t end = os_now_ns();
-      end - start > slow_yield_ns && progress.load(std::memory_order_relaxed) == before) {
-    yields_banned_until.store(end + yield_ban_ns, std::memory_order_relaxed);
-    return false;
-  }
-  return true;
-}
-
-bool backoff::step(const std::atomic<std::uint64_t>& progress) noexcept {
-  return backoff_step(spins_left_, yields_left_, progress);
-}
-
-bool backoff::step(const std::atomic<std::uint32_t>& progress) noexcept {
-  return backoff_step(spins_left_, yields_left_, progress);
-}
-
-void wait_while_equal(job& j, std::atomic<std::uint32_t>& word, std::uint32_t value,
-                      std::atomic<std::uint32_t>& sleepers, void (*check)(job&)) {
-  for (backoff b(&j); word.load(std::memory_order_acquire) == value;) {
-    if (!b.step(j.barrier.arrivals)) break;
-  }
-  if (word.load(std::memory_order_acquire) != value) return;
-  sleepers.fetch_add(1, std::memory_order_seq_cst);
-  while (word.load(std::memory_order_seq_cst) == value) {
-    os_futex_wait(&word, value, sleep_slice_ns);
-    if (check != nullptr && word.load(std::memory_order_acquire) == value) check(j);
-  }
-  sleepers.fetch_sub(1, std::memory_order_relaxed);
-}
 
 void barrier_arrive(job& j, const barrier_op& op) {
   thread_record& me = j.record(mythread());
@@ -240,7 +186,8 @@ void barrier_complete(job& j) {
   thread_record& me = j.record(mythread());
   barrier_state& b = j.barrier;
   if (b.generation.load(std::memory_order_acquire) == me.wait_generation) {
-    wait_while_equal(j, b.generation, me.wait_generation, b.sleepers, check_deadlock);
+    wait_while_equal(j.wait, b.generation, me.wait_generation, b.sleepers, b.arrivals,
+                     check_deadlock_of, &j);
   }
   me.state.store(thread_state::running, std::memory_order_relaxed);
 }
@@ -266,22 +213,15 @@ using detail::barrier_op;
 
 namespace {
 
-detail::job& job_or_die(const std::source_location& where, const char* what) {
-  detail::job* j = detail::job_current();
-  if (j == nullptr) {
-    detail::fault_misuse(where, fmt::format("{} called outside pgas::run()", what));
-  }
-  return *j;
-}
-
 // The job and this thread's record are looked up once per call by the public functions and
 // passed down: barrier() is notify + wait and must not pay for the look-ups twice.
 void do_notify(detail::job& j, detail::thread_record& me, bool has_id, int id,
                const std::source_location& where, const char* name) {
   if (me.notified) {
-    detail::fault_misuse(where, fmt::format("{} called twice without pgas::wait() in between "
-                                            "(the first pgas::notify() was at {}:{})",
-                                            name, me.notify_file, me.notify_line));
+    detail::misuse(fmt::format("{} called twice without pgas::wait() in between "
+                               "(the first pgas::notify() was at {}:{})",
+                               name, me.notify_file, me.notify_line),
+                   where);
   }
   me.notified = true;
   me.notify_has_id = has_id;
@@ -294,29 +234,30 @@ void do_notify(detail::job& j, detail::thread_record& me, bool has_id, int id,
 void do_wait(detail::job& j, detail::thread_record& me, bool has_id, int id,
              const std::source_location& where) {
   if (!me.notified) {
-    detail::fault_misuse(where, "pgas::wait() called without a preceding pgas::notify()");
+    detail::misuse("pgas::wait() called without a preceding pgas::notify()", where);
   }
   if (has_id && me.notify_has_id && id != me.notify_id) {
-    detail::fault_misuse(where, fmt::format("pgas::wait({}) does not match pgas::notify({}) at "
-                                            "{}:{}",
-                                            id, me.notify_id, me.notify_file, me.notify_line));
+    detail::misuse(fmt::format("pgas::wait({}) does not match pgas::notify({}) at "
+                               "{}:{}",
+                               id, me.notify_id, me.notify_file, me.notify_line),
+                   where);
   }
   me.notified = false;
   detail::barrier_complete(j);
 }
 
 void split_notify(bool has_id, int id, const std::source_location& where, const char* name) {
-  detail::job& j = job_or_die(where, name);
+  detail::job& j = detail::job_or_misuse(where, name);
   do_notify(j, j.record(mythread()), has_id, id, where, name);
 }
 
 void split_wait(bool has_id, int id, const std::source_location& where) {
-  detail::job& j = job_or_die(where, "pgas::wait");
+  detail::job& j = detail::job_or_misuse(where, "pgas::wait");
   do_wait(j, j.record(mythread()), has_id, id, where);
 }
 
 void full_barrier(bool has_id, int id, const std::source_location& where) {
-  detail::job& j = job_or_die(where, "pgas::barrier");
+  detail::job& j = detail::job_or_misuse(where, "pgas::barrier");
   detail::thread_record& me = j.record(mythread());
   do_notify(j, me, has_id, id, where, "pgas::barrier");
   do_wait(j, me, false, 0, where);

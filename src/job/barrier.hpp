@@ -1,5 +1,5 @@
-// src/barrier.hpp — the job's barrier: arrival with agreement checking, split-phase wait, and
-// the escalating wait (pause -> yield -> futex) used by every blocking operation.
+// src/job/barrier.hpp — the job's barrier: arrival with agreement checking and the split-phase
+// wait.
 #pragma once
 
 #include <atomic>
@@ -58,29 +58,5 @@ void barrier_complete(job& j);
 
 /// Called by a thread whose body returned: reports a deadlock if others wait for it.
 void barrier_thread_returned(job& j, int thread);
-
-/// The escalation every blocking wait uses before it sleeps: `spin` pause instructions, then a
-/// few sched_yield calls. step() performs one step and returns false when the caller should
-/// sleep instead. `progress` is a value that changes when the job makes progress towards what
-/// the caller waits for (the barrier's arrival word, the lock's word). A yield that takes long
-/// while nothing progressed means other processes took this CPU; yielding then hands them
-/// whole time slices while the thread being waited for is queued, so after such a yield no
-/// thread yields for the next 50 ms (they sleep instead).
-class backoff {
- public:
-  explicit backoff(const job* j) noexcept;
-  bool step(const std::atomic<std::uint64_t>& progress) noexcept;
-  bool step(const std::atomic<std::uint32_t>& progress) noexcept;
-
- private:
-  int spins_left_;
-  int yields_left_;
-};
-
-/// Waits until `*word != value`: backoff, then sleeps on the futex.
-/// `sleepers` is incremented around sleeping so wakers know to call futex_wake. `check` is
-/// called periodically while sleeping (deadlock detection).
-void wait_while_equal(job& j, std::atomic<std::uint32_t>& word, std::uint32_t value,
-                      std::atomic<std::uint32_t>& sleepers, void (*check)(job&));
 
 }  // namespace pgas::detail

@@ -1,4 +1,4 @@
-// src/job.hpp — the state of a running job, shared by every runtime module.
+// src/job/job.hpp — the state of a running job, shared by every runtime module.
 //
 // One `job` exists while pgas::run() runs. Each thread owns one cache-line-aligned record that
 // only it writes on fast paths; other threads read records only to write error reports
@@ -13,6 +13,7 @@
 
 #include <pgas/runtime.hpp>
 
+#include "src/base/backoff.hpp"
 #include "src/job/barrier.hpp"
 #include "src/models/hwloc_machine.hpp"
 
@@ -47,10 +48,10 @@ struct job {
   run_options options;  // resolved
   machine plan_machine;
   std::vector<thread_place> plan;
+  std::vector<int> private_node;  // per thread: the node of its private allocations
   topology_handle topo;  // this machine, for binding; null when planning on a described one
   bool oversubscribed = false;
-  int spin = 4000;  // pause iterations before yielding (PGAS_SPIN)
-  int yields = 16;  // yields before sleeping
+  wait_policy wait;  // spin (PGAS_SPIN) and yields before a waiter sleeps
   std::size_t stack_bytes = 0;
   std::size_t shared_heap_limit = 0;  // 0: none
   bool report_memory = false;
@@ -70,9 +71,15 @@ struct job {
 /// The running job; null outside pgas::run().
 job* job_current() noexcept;
 
-/// One-to-all broadcast inside a collective operation: thread 0's `value` is returned on every
-/// thread. Contains one barrier of kind `op` (so it is checked against the other threads'
-/// calls like any barrier).
-void* collective_bcast(job& j, const barrier_op& op, void* value);
+/// The running job, or misuse ("<what> called outside pgas::run()") naming `where`.
+job& job_or_misuse(const std::source_location& where, const char* what);
+
+/// How the calling thread waits: the job's policy, or the defaults outside a job.
+const wait_policy& job_wait_policy() noexcept;
+
+/// Registers `fn` to run on thread 0 when every job ends, after the join and before the shared
+/// space is destroyed (for layers above the job: reports and registries of what a job built).
+/// Call it during static initialisation; hooks run in registration order.
+void job_on_end(void (*fn)(const job& j));
 
 }  // namespace pgas::detail

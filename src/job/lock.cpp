@@ -11,13 +11,15 @@
 #include <deque>
 #include <mutex>
 
+#include <pgas/error.hpp>
 #include <pgas/lock.hpp>
 #include <pgas/runtime.hpp>
 
-#include "src/job/barrier.hpp"
 #include "src/base/faults.hpp"
-#include "src/job/job.hpp"
 #include "src/base/os.hpp"
+#include "src/job/barrier.hpp"
+#include "src/job/collective.hpp"
+#include "src/job/job.hpp"
 
 namespace pgas::detail {
 
@@ -66,15 +68,15 @@ void pool_put(lock_state* s) {
 }
 
 lock_state& checked(lock_state* s, const std::source_location& where, const char* what) {
-  if (s == nullptr) fault_misuse(where, fmt::format("{} on a null pgas::lock_t", what));
+  if (s == nullptr) misuse(fmt::format("{} on a null pgas::lock_t", what), where);
   if (!s->live.load(std::memory_order_acquire)) {
-    fault_misuse(where, fmt::format("{} on a lock that was freed", what));
+    misuse(fmt::format("{} on a lock that was freed", what), where);
   }
   return *s;
 }
 
 void acquire_slow(lock_state& s) {
-  for (backoff b(job_current()); b.step(s.word);) {
+  for (backoff b(job_wait_policy()); b.step(s.word);) {
     std::uint32_t c = 0;
     if (s.word.load(std::memory_order_relaxed) == 0 &&
         s.word.compare_exchange_strong(c, 1, std::memory_order_seq_cst)) {
@@ -98,9 +100,10 @@ void lock_t::lock(std::source_location where) {
   detail::lock_state& s = checked(state_, where, "pgas::lock_t::lock");
   const int me = mythread();
   if (s.holder.load(std::memory_order_relaxed) == me) {
-    detail::fault_misuse(where,
-                         "pgas::lock_t::lock on a lock this thread already holds "
-                         "(it would deadlock)");
+    detail::misuse(
+        "pgas::lock_t::lock on a lock this thread already holds "
+        "(it would deadlock)",
+        where);
   }
   std::uint32_t c = 0;
   if (!s.word.compare_exchange_strong(c, 1, std::memory_order_seq_cst)) detail::acquire_slow(s);
@@ -119,11 +122,11 @@ void lock_t::unlock(std::source_location where) {
   detail::lock_state& s = checked(state_, where, "pgas::lock_t::unlock");
   const int holder = s.holder.load(std::memory_order_relaxed);
   if (holder != mythread()) {
-    detail::fault_misuse(
-        where, holder < 0 ? std::string("pgas::lock_t::unlock on a lock no thread holds")
-                          : fmt::format("pgas::lock_t::unlock on a lock held by thread {}, "
-                                        "not by this thread",
-                                        holder));
+    detail::misuse(holder < 0 ? std::string("pgas::lock_t::unlock on a lock no thread holds")
+                              : fmt::format("pgas::lock_t::unlock on a lock held by thread {}, "
+                                            "not by this thread",
+                                            holder),
+                   where);
   }
   s.holder.store(-1, std::memory_order_relaxed);
   if (s.word.exchange(0, std::memory_order_seq_cst) == 2) detail::os_futex_wake(&s.word, 1);
@@ -153,7 +156,7 @@ void lock_free(lock_t l, std::source_location where) {
   detail::lock_state& s = checked(l.state_, where, "pgas::lock_free");
   const int holder = s.holder.load(std::memory_order_relaxed);
   if (holder >= 0) {
-    detail::fault_misuse(where, fmt::format("pgas::lock_free on a lock held by thread {}", holder));
+    detail::misuse(fmt::format("pgas::lock_free on a lock held by thread {}", holder), where);
   }
   detail::pool_put(&s);
 }
@@ -162,23 +165,21 @@ void all_lock_free(lock_t l, std::source_location where) {
   checked(l.state_, where, "pgas::all_lock_free");
   detail::job* j = detail::job_current();
   if (j != nullptr) {
-    // Every thread must pass the same lock: its pool address, folded to 32 bits, is the value
-    // the barrier checks for agreement.
-    const auto bits = reinterpret_cast<std::uintptr_t>(l.state_);
-    const auto folded = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits ^ (bits >> 32)));
+    // Every thread must pass the same lock: its address is what the threads agree on.
     // Freed by the last arriver, before anyone leaves (as pgas::all_free).
     struct free_args {
       lock_t* l;
       const std::source_location* where;
     } const mine{&l, &where};
-    detail::barrier_arrive(
-        *j, detail::barrier_op{detail::op_kind::all_lock_free, "pgas::all_lock_free", true, folded,
-                               "lock", where, nullptr,
-                               [](const void* arg) {
-                                 const auto& f = *static_cast<const free_args*>(arg);
-                                 lock_free(*f.l, *f.where);
-                               },
-                               &mine});
+    detail::barrier_op op =
+        detail::agreement(detail::op_kind::all_lock_free, "pgas::all_lock_free", "lock",
+                          fmt::format("lock={}", static_cast<const void*>(l.state_)), where);
+    op.last = [](const void* arg) {
+      const auto& f = *static_cast<const free_args*>(arg);
+      lock_free(*f.l, *f.where);
+    };
+    op.last_arg = &mine;
+    detail::barrier_arrive(*j, op);
     detail::barrier_complete(*j);
     return;
   }

@@ -1,4 +1,4 @@
-// src/runtime.cpp — pgas::run: starting a job of pinned threads, running the body in each,
+// src/job/runtime.cpp — pgas::run: starting a job of pinned threads, running the body in each,
 // joining them and combining their exit statuses.
 //
 // Start-up order: resolve options (env) -> load the machine -> plan placement -> install
@@ -16,46 +16,68 @@
 #include <pgas/runtime.hpp>
 
 #include "alloc/arenas.hpp"
-#include "src/job/barrier.hpp"
+#include "alloc/replicas.hpp"
+#include "alloc/space.hpp"
 #include "src/base/env.hpp"
 #include "src/base/faults.hpp"
-#include "src/job/job.hpp"
 #include "src/base/os.hpp"
-#include "alloc/space.hpp"
-#include "src/objects/table_registry.hpp"
+#include "src/job/barrier.hpp"
+#include "src/job/job.hpp"
 
 namespace pgas {
 
 namespace detail {
-thread_local constinit int tls_mythread __attribute__((tls_model("initial-exec"))) = 0;
-int job_threads = 1;
 
 namespace {
 std::atomic<job*> current{nullptr};
 std::atomic<bool> running{false};
+
+// Hooks of the layers above, run when a job ends (job_on_end).
+std::vector<void (*)(const job&)>& end_hooks() {
+  static std::vector<void (*)(const job&)> hooks;
+  return hooks;
+}
+
+// Names a write into a read-only privatization table replica in a SIGSEGV report.
+bool explain_fault(const void* addr, fault_text& out) noexcept {
+  int table = 0;
+  int replica = 0;
+  if (!replica_at(addr, &table, &replica)) return false;
+  out.add("a write into replica ");
+  out.add_int(replica);
+  out.add(" of privatization table ");
+  out.add_int(table);
+  out.add(", which is read-only");
+  return true;
+}
+
+const wait_policy default_wait{};
 }  // namespace
 
 job* job_current() noexcept {
   return current.load(std::memory_order_acquire);
 }
 
-void* collective_bcast(job& j, const barrier_op& op, void* value) {
-  thread_record& me = j.record(mythread());
-  // Double buffering: broadcast k writes slot k%2; a slow reader of broadcast k has passed
-  // broadcast k's barrier but may not have read yet, and slot k%2 is next written by broadcast
-  // k+2, whose barrier that reader must reach first.
-  std::atomic<void*>& slot = j.bcast[me.broadcasts++ & 1];
-  if (mythread() == 0) slot.store(value, std::memory_order_relaxed);
-  barrier_arrive(j, op);
-  barrier_complete(j);
-  return slot.load(std::memory_order_relaxed);
+job& job_or_misuse(const std::source_location& where, const char* what) {
+  job* j = job_current();
+  if (j == nullptr) misuse(fmt::format("{} called outside pgas::run()", what), where);
+  return *j;
+}
+
+const wait_policy& job_wait_policy() noexcept {
+  const job* j = job_current();
+  return j != nullptr ? j->wait : default_wait;
+}
+
+void job_on_end(void (*fn)(const job& j)) {
+  end_hooks().push_back(fn);
 }
 
 }  // namespace detail
 
 namespace {
 
-[[noreturn]] void usage_error(std::string_view what) {
+[[noreturn]] void start_error(std::string_view what) {
   std::fflush(stdout);
   detail::os_write_stderr(fmt::format("pgas: error: {}\n", what));
   detail::os_exit(2);
@@ -89,7 +111,7 @@ void thread_body(detail::job& j, int t) {
           "pgas: warning: cannot bind threads ({}); running unbound\n", std::strerror(-r)));
     }
   }
-  detail::arenas_thread_start(t);
+  detail::arenas_thread_start(t, j.private_node[static_cast<std::size_t>(t)]);
 }
 
 void thread_finish(detail::job& j, int t, int status) {
@@ -153,14 +175,14 @@ int run(int argc, char** argv, body_function body) {
 
 int run(const run_options& options, int argc, char** argv, body_function body) {
   if (detail::running.exchange(true)) {
-    usage_error("pgas::run() called while a job is already running (jobs do not nest)");
+    start_error("pgas::run() called while a job is already running (jobs do not nest)");
   }
   auto j = std::make_unique<detail::job>();
   try {
     j->options = options.resolved();
     auto spin = detail::env_get("PGAS_SPIN");
     if (spin && *spin != "adaptive") {
-      j->spin = static_cast<int>(detail::env_parse_int("PGAS_SPIN", *spin, 0, 100'000'000));
+      j->wait.spin = static_cast<int>(detail::env_parse_int("PGAS_SPIN", *spin, 0, 100'000'000));
     }
     auto stack = detail::env_get("PGAS_STACK_SIZE");
     j->stack_bytes =
@@ -176,7 +198,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
       detail::os_write_stderr(detail::env_dump());
     }
   } catch (const std::invalid_argument& e) {
-    usage_error(e.what());
+    start_error(e.what());
   }
   const run_options& o = j->options;
   j->threads = *o.threads;
@@ -188,7 +210,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
       j->plan_machine = machine::from_spec(*o.topology);
     }
   } catch (const topology_error& e) {
-    usage_error(e.what());
+    start_error(e.what());
   }
   j->plan = place(j->plan_machine, j->threads, *o.bind_to, *o.map_by);
   if (*o.bind_to == bind_policy::none) j->topo.reset();
@@ -198,7 +220,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
                                       : static_cast<int>(std::thread::hardware_concurrency());
   j->oversubscribed = j->threads > cpus;
   if (j->oversubscribed) {
-    if (!detail::env_get("PGAS_SPIN")) j->spin = 50;
+    if (!detail::env_get("PGAS_SPIN")) j->wait.spin = 50;
     detail::os_write_stderr(
         fmt::format("pgas: warning: {} threads on {} processing unit{}: threads share PUs and "
                     "waiting threads yield instead of spinning\n",
@@ -208,14 +230,15 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
     detail::os_write_stderr(bindings_report(j->plan_machine, j->plan, *o.bind_to, *o.map_by));
   }
 
-  // Segment t is bound to thread t's NUMA node when threads are really bound there.
+  // Segment t is bound to thread t's home NUMA node when threads are really bound there;
+  // private memory goes to that node whenever the plan is of this machine (else node 0).
   std::vector<int> nodes(static_cast<std::size_t>(j->threads), -1);
-  if (j->topo != nullptr) {
-    for (int t = 0; t < j->threads; ++t) {
-      nodes[static_cast<std::size_t>(t)] =
-          j->plan_machine.pus()[static_cast<std::size_t>(j->plan[static_cast<std::size_t>(t)].pu)]
-              .numa_os;
-    }
+  j->private_node.assign(static_cast<std::size_t>(j->threads), 0);
+  for (int t = 0; t < j->threads; ++t) {
+    const int home = home_node(j->plan_machine, j->plan, t);
+    if (j->topo != nullptr) nodes[static_cast<std::size_t>(t)] = home;
+    if (j->plan_machine.is_current() && home >= 0)
+      j->private_node[static_cast<std::size_t>(t)] = home;
   }
   try {
     detail::space_create(j->threads, nodes, j->shared_heap_limit);
@@ -232,7 +255,8 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   j->argv = argv;
   detail::job_threads = j->threads;
   detail::current.store(j.get(), std::memory_order_release);
-  detail::faults_install();
+  detail::job_live.store(true, std::memory_order_release);
+  detail::faults_install(detail::explain_fault);
 
   hwloc_bitmap_t saved_binding =
       j->topo != nullptr ? detail::os_get_thread_binding(j->topo.get()) : nullptr;
@@ -256,13 +280,14 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   }
   detail::faults_uninstall();
   if (j->report_memory) detail::os_write_stderr(detail::space_report());
-  if (j->report_tables) detail::os_write_stderr(detail::tables_report());
-  detail::tables_job_end();
+  for (auto* hook : detail::end_hooks())
+    hook(*j);
   detail::arenas_destroy();
   detail::space_destroy();
   int status = 0;
   for (int t = 0; t < j->threads && status == 0; ++t)
     status = j->record(t).status;
+  detail::job_live.store(false, std::memory_order_release);
   detail::current.store(nullptr, std::memory_order_release);
   detail::job_threads = 1;
   detail::tls_mythread = 0;

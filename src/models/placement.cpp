@@ -160,4 +160,10 @@ std::string bindings_report(const machine& m, const std::vector<thread_place>& p
   return out;
 }
 
+int home_node(const machine& m, const std::vector<thread_place>& placement, int thread) noexcept {
+  if (thread < 0 || static_cast<std::size_t>(thread) >= placement.size()) return -1;
+  const auto pu = static_cast<std::size_t>(placement[static_cast<std::size_t>(thread)].pu);
+  return pu < m.pus().size() ? m.pus()[pu].numa_os : -1;
+}
+
 }  // namespace pgas

@@ -228,7 +228,7 @@ replica_plan plan_replicas(const machine& m, const std::vector<thread_place>& pl
     auto [it, fresh] = replica_of_key.emplace(key, plan.count());
     if (fresh) {
       plan.filler.push_back(static_cast<int>(t));
-      plan.node.push_back(pu_of(t).numa_os);
+      plan.node.push_back(home_node(m, placement, static_cast<int>(t)));
     }
     plan.replica_of[t] = it->second;
   }

@@ -18,10 +18,11 @@
 #include <pgas/runtime.hpp>
 
 #include "alloc/arenas.hpp"
-#include "src/base/faults.hpp"
-#include "src/job/job.hpp"
-#include "src/base/os.hpp"
 #include "alloc/space.hpp"
+#include "src/base/faults.hpp"
+#include "src/base/os.hpp"
+#include "src/job/collective.hpp"
+#include "src/job/job.hpp"
 
 namespace pgas {
 
@@ -46,9 +47,9 @@ bad_shared_alloc::bad_shared_alloc(int thread, std::size_t requested, std::size_
 
 namespace {
 
-detail::space& space_or_die(const std::source_location& where, const char* what) {
+detail::space& space_or_misuse(const std::source_location& where, const char* what) {
   detail::space* s = detail::space_current();
-  if (s == nullptr) detail::fault_misuse(where, fmt::format("{} called outside pgas::run()", what));
+  if (s == nullptr) detail::misuse(fmt::format("{} called outside pgas::run()", what), where);
   return *s;
 }
 
@@ -98,9 +99,10 @@ void distributed_release(detail::space& s, const shared_alloc& a,
                          const std::source_location& where) {
   if (a.part_bytes() == 0) return;
   if (s.heap->release(a.offset()) == 0) {
-    detail::fault_misuse(where, fmt::format("pgas::free of a distributed allocation that is not "
-                                            "live (offset {}): double free?",
-                                            a.offset()));
+    detail::misuse(fmt::format("pgas::free of a distributed allocation that is not "
+                               "live (offset {}): double free?",
+                               a.offset()),
+                   where);
   }
   for (int t = 0; t < s.threads; ++t)
     s.account(t).allocated.fetch_sub(a.part_bytes());
@@ -153,18 +155,11 @@ void* shared_alloc::block(std::size_t i) const noexcept {
 }
 
 shared_alloc all_alloc(std::size_t nblocks, std::size_t nbytes, std::source_location where) {
-  detail::space& s = space_or_die(where, "pgas::all_alloc");
+  detail::space& s = space_or_misuse(where, "pgas::all_alloc");
   detail::job& j = *detail::job_current();
-  thread_local char args[96];
-  std::snprintf(args, sizeof args, "nblocks=%zu, nbytes=%zu", nblocks, nbytes);
-  const std::uint64_t h = (nblocks * 0x9e3779b97f4a7c15ull) ^ nbytes;
-  const detail::barrier_op op{detail::op_kind::all_alloc,
-                              "pgas::all_alloc",
-                              true,
-                              static_cast<std::int32_t>(h ^ (h >> 32)),
-                              "arguments",
-                              where,
-                              args};
+  const detail::barrier_op op =
+      detail::agreement(detail::op_kind::all_alloc, "pgas::all_alloc", "arguments",
+                        fmt::format("nblocks={}, nbytes={}", nblocks, nbytes), where);
   const std::optional<std::size_t> part = part_size(nblocks, nbytes, s.threads);
   std::uintptr_t mine = failed;
   std::string error;
@@ -198,7 +193,7 @@ shared_alloc all_alloc(std::size_t nblocks, std::size_t nbytes, std::source_loca
 }
 
 shared_alloc global_alloc(std::size_t nblocks, std::size_t nbytes, std::source_location where) {
-  detail::space& s = space_or_die(where, "pgas::global_alloc");
+  detail::space& s = space_or_misuse(where, "pgas::global_alloc");
   const std::optional<std::size_t> part = part_size(nblocks, nbytes, s.threads);
   if (!part) {
     throw bad_shared_alloc(mythread(), std::numeric_limits<std::size_t>::max(), 0,
@@ -209,16 +204,13 @@ shared_alloc global_alloc(std::size_t nblocks, std::size_t nbytes, std::source_l
 }
 
 void free(shared_alloc a, std::source_location where) {
-  detail::space& s = space_or_die(where, "pgas::free");
+  detail::space& s = space_or_misuse(where, "pgas::free");
   distributed_release(s, a, where);
 }
 
 void all_free(shared_alloc a, std::source_location where) {
-  detail::space& s = space_or_die(where, "pgas::all_free");
+  detail::space& s = space_or_misuse(where, "pgas::all_free");
   detail::job& j = *detail::job_current();
-  thread_local char args[64];
-  std::snprintf(args, sizeof args, "offset=%zu", a.offset());
-  const std::uint64_t h = a.offset() * 0x9e3779b97f4a7c15ull ^ a.part_bytes();
   // Released by the last arriver, before anyone leaves: when any thread returns, the space is
   // free for its next allocation and a checked build rejects any thread's access to it.
   struct release_args {
@@ -226,19 +218,20 @@ void all_free(shared_alloc a, std::source_location where) {
     const shared_alloc* a;
     const std::source_location* where;
   } const mine{&s, &a, &where};
-  detail::barrier_arrive(
-      j, detail::barrier_op{detail::op_kind::all_free, "pgas::all_free", true,
-                            static_cast<std::int32_t>(h ^ (h >> 32)), "allocation", where, args,
-                            [](const void* arg) {
-                              const auto& r = *static_cast<const release_args*>(arg);
-                              distributed_release(*r.s, *r.a, *r.where);
-                            },
-                            &mine});
+  detail::barrier_op op =
+      detail::agreement(detail::op_kind::all_free, "pgas::all_free", "allocation",
+                        fmt::format("offset={}", a.offset()), where);
+  op.last = [](const void* arg) {
+    const auto& r = *static_cast<const release_args*>(arg);
+    distributed_release(*r.s, *r.a, *r.where);
+  };
+  op.last_arg = &mine;
+  detail::barrier_arrive(j, op);
   detail::barrier_complete(j);
 }
 
 void* local_alloc(std::size_t nbytes) {
-  detail::space& s = space_or_die(std::source_location::current(), "pgas::local_alloc");
+  detail::space& s = space_or_misuse(std::source_location::current(), "pgas::local_alloc");
   const int me = mythread();
   detail::segment_account& acc = s.account(me);
   const std::size_t used = acc.total();
@@ -269,25 +262,28 @@ void* local_alloc(std::size_t nbytes) {
 
 void free(void* p, std::source_location where) {
   if (p == nullptr) return;
-  detail::space& s = space_or_die(where, "pgas::free");
+  detail::space& s = space_or_misuse(where, "pgas::free");
   const int owner = detail::space_owner(s, p);
   if (owner < 0) {
-    detail::fault_misuse(where, fmt::format("pgas::free({}) of a pointer outside the shared "
-                                            "space (not from pgas::local_alloc)",
-                                            p));
+    detail::misuse(fmt::format("pgas::free({}) of a pointer outside the shared "
+                               "space (not from pgas::local_alloc)",
+                               p),
+                   where);
   }
   const auto offset = static_cast<std::size_t>(static_cast<char*>(p) - s.segment(owner));
   if (offset < s.symmetric_size()) {
-    detail::fault_misuse(where, fmt::format("pgas::free({}) of memory inside a distributed "
-                                            "allocation: free the pgas::shared_alloc instead",
-                                            p));
+    detail::misuse(fmt::format("pgas::free({}) of memory inside a distributed "
+                               "allocation: free the pgas::shared_alloc instead",
+                               p),
+                   where);
   }
   if constexpr (config::debug_level >= 1) {
     std::lock_guard g(live_locals().mutex);
     if (live_locals().pointers.erase(p) == 0) {
-      detail::fault_misuse(where, fmt::format("pgas::free({}) of a local allocation that is not "
-                                              "live: double free?",
-                                              p));
+      detail::misuse(fmt::format("pgas::free({}) of a local allocation that is not "
+                                 "live: double free?",
+                                 p),
+                     where);
     }
   }
   detail::segment_account& acc = s.account(owner);

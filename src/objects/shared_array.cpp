@@ -10,6 +10,7 @@
 #include <string>
 
 #include "src/job/barrier.hpp"
+#include "src/job/collective.hpp"
 #include "src/job/job.hpp"
 
 namespace pgas::detail {
@@ -38,16 +39,12 @@ void layout_error(const char* what, const std::source_location& where) {
 
 void shared_array_agree(const pgas::layout& l, std::size_t element_size,
                         const std::source_location& where) {
-  // The declaration is both the value the threads must agree on (as a hash, which the barrier
-  // compares) and what a mismatch report shows for each thread (it must outlive the wait).
-  thread_local std::string declared;
-  declared = fmt::format("{}, {}-byte elements", l.declaration("T", "A"), element_size);
-  std::uint32_t h = 2166136261u;  // FNV-1a
-  for (const char c : declared)
-    h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  // The declaration is what the threads must agree on, and what a mismatch report shows.
   job& j = *job_current();
-  barrier_arrive(j, barrier_op{op_kind::all_alloc, "pgas::shared_array", true,
-                               static_cast<std::int32_t>(h), "layout", where, declared.c_str()});
+  barrier_arrive(
+      j,
+      agreement(op_kind::all_alloc, "pgas::shared_array", "layout",
+                fmt::format("{}, {}-byte elements", l.declaration("T", "A"), element_size), where));
   barrier_complete(j);
 }
 

@@ -11,9 +11,9 @@
 
 #include <pgas/sptr.hpp>
 
+#include "alloc/space.hpp"
 #include "src/base/faults.hpp"
 #include "src/job/job.hpp"
-#include "alloc/space.hpp"
 
 namespace pgas {
 

@@ -1,8 +1,8 @@
-// src/privatize.cpp — building privatization tables at run time (pgas/privatize.hpp): the
-// collective table_build, the filling of one replica (paper Figures 4 and 5), the reference
-// count that frees replicas with the last handle, and the job's table registry behind
-// `pgasrun --report tables`. Sizes come from table_shape (src/table_shape.cpp), memory from
-// alloc/replicas.cpp.
+// src/objects/table_build.cpp — building privatization tables at run time (pgas/privatize.hpp):
+// the collective table_build, the filling of one replica (paper Figures 4 and 5), the
+// reference count that frees replicas with the last handle, and the job's table registry behind
+// `pgasrun --report tables` (printed and forgotten by a job_on_end hook). Sizes come from the
+// table model (src/models/table_shape.cpp), memory from alloc/replicas.cpp.
 
 #include <fmt/format.h>
 
@@ -19,14 +19,14 @@
 #include <string>
 #include <vector>
 
-#include "src/job/barrier.hpp"
-#include "src/base/env.hpp"
-#include "src/base/faults.hpp"
-#include "src/job/job.hpp"
-#include "src/base/os.hpp"
 #include "alloc/replicas.hpp"
 #include "alloc/space.hpp"
-#include "src/objects/table_registry.hpp"
+#include "src/base/env.hpp"
+#include "src/base/faults.hpp"
+#include "src/base/os.hpp"
+#include "src/job/barrier.hpp"
+#include "src/job/collective.hpp"
+#include "src/job/job.hpp"
 
 namespace pgas::detail {
 
@@ -131,13 +131,6 @@ void fill_replica(void** out, const layout& l, std::size_t element_size, char* d
   }
 }
 
-std::uint32_t fnv1a(const std::string& s) {
-  std::uint32_t h = 2166136261u;
-  for (const char c : s)
-    h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
-  return h;
-}
-
 }  // namespace
 
 table_ref table_build(const layout& l, std::size_t element_size, char* data0,
@@ -151,10 +144,12 @@ table_ref table_build(const layout& l, std::size_t element_size, char* data0,
 
   // Every thread must privatize the same array with the same options: the first barrier
   // compares a hash of both, and a mismatch report shows each thread's call.
-  thread_local std::string call;
-  call = fmt::format("{} ({}-byte elements), levels {}{}, replicas {}", l.declaration("T", "A"),
-                     element_size, to_string(shape.levels()), shape.sorted() ? " sorted" : "",
-                     to_string(policy));
+  const barrier_op agree =
+      agreement(op_kind::privatize, "pgas::privatize", "table",
+                fmt::format("{} ({}-byte elements), levels {}{}, replicas {}",
+                            l.declaration("T", "A"), element_size, to_string(shape.levels()),
+                            shape.sorted() ? " sorted" : "", to_string(policy)),
+                where);
   table_state* mine = nullptr;
   if (me == 0) {
     mine = new table_state;
@@ -180,13 +175,6 @@ table_ref table_build(const layout& l, std::size_t element_size, char* data0,
     r.data_bytes = l.size() * element_size;
     registry.push_back(std::move(r));
   }
-  const barrier_op agree{op_kind::privatize,
-                         "pgas::privatize",
-                         true,
-                         static_cast<std::int32_t>(fnv1a(call)),
-                         "table",
-                         where,
-                         call.c_str()};
   auto* s = static_cast<table_state*>(collective_bcast(*j, agree, mine));
 
   // The replica's filler maps it on its readers' node, fills it (the first touch) and seals it.
@@ -210,7 +198,7 @@ table_ref table_build(const layout& l, std::size_t element_size, char* data0,
     }
   }
   barrier_arrive(
-      *j, barrier_op{op_kind::privatize, "pgas::privatize", false, 0, "", where, call.c_str()});
+      *j, barrier_op{op_kind::privatize, "pgas::privatize", false, 0, "", where, agree.detail});
   barrier_complete(*j);
 
   if (const int error = s->failed.load(std::memory_order_acquire); error != 0) {
@@ -308,6 +296,11 @@ int job_replica_count(replicate policy) {
 
 namespace pgas::detail {
 
+namespace {
+
+// Every table the job built: array, layout kind, policy, levels, entries, bytes per replica,
+// replicas, total and mapped bytes, overhead against the array's data, live or freed, and
+// where it was built.
 std::string tables_report() {
   std::lock_guard<std::mutex> g(registry_lock);
   std::size_t live = 0;
@@ -341,10 +334,16 @@ std::string tables_report() {
   return out;
 }
 
-void tables_job_end() noexcept {
+// When a job ends: its report, if asked for, then the registry is forgotten.
+void tables_at_job_end(const job& j) {
+  if (j.report_tables) os_write_stderr(tables_report());
   std::lock_guard<std::mutex> g(registry_lock);
   registry.clear();
 }
+
+const bool registered = (job_on_end(tables_at_job_end), true);
+
+}  // namespace
 
 const void* const* null_rows(std::size_t rows, const std::source_location& where) {
   // Regions only grow; an old one stays mapped, as arrays made before still point into it.

@@ -12,6 +12,8 @@
 #include <libdivide.h>
 
 #include <pgas/config.hpp>
+#include <pgas/detail/export.hpp>
+#include <pgas/error.hpp>
 
 namespace pgas::detail {
 
@@ -29,13 +31,10 @@ struct shared_geometry {
 /// The running job's geometry (all zero outside a job).
 extern shared_geometry geometry;
 
-/// Ends the job: misuse found by an inline check, naming the calling thread, `where` and
-/// `what`. Outside a job it throws std::logic_error instead.
-[[noreturn]] void misuse(std::string_view what, const std::source_location& where);
-
-/// Ends the job: a pointer-to-shared or bulk range [offset, offset + bytes) of the shared
-/// space (offset = thread * segment size + address) that is not inside one live allocation.
-/// Returns normally when it is. Used by checked builds only.
+/// Misuse (pgas/error.hpp): a pointer-to-shared or bulk range [offset, offset + bytes) of the
+/// shared space (offset = thread * segment size + address) that is not inside one live
+/// allocation; `where` may be null (no call site to name). Returns normally when it is inside.
+/// Used by checked builds only.
 void check_shared_range(std::uint64_t offset, std::size_t bytes, std::string_view what,
                         const std::source_location* where);
 

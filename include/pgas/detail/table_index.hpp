@@ -17,7 +17,6 @@
 
 namespace pgas::detail {
 
-
 struct table_state;  // one table: its replicas, accounting and registry entry (src/privatize.cpp)
 
 /// A thread's reference to a table: the shared state and the root of the thread's replica.

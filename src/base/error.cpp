@@ -1,0 +1,35 @@
+// src/base/error.cpp — the error door (pgas/error.hpp): every always-on misuse check ends here.
+// Inside a job it ends the job through the fault reporter, naming the thread; outside a job it
+// throws pgas::usage_error with the same text, so the behaviour is one rule for every call.
+
+#include <fmt/format.h>
+
+#include <pgas/detail/identity.hpp>
+#include <pgas/error.hpp>
+
+#include "src/base/faults.hpp"
+#include "src/base/os.hpp"
+
+namespace pgas::detail {
+
+void misuse(std::string_view what, const std::source_location& where) {
+  if (!job_live.load(std::memory_order_acquire)) {
+    throw usage_error(fmt::format("pgas: {} at {}", what, where_string(where)));
+  }
+  fault_end_job(fmt::format("thread {} of {}: {} at {}", tls_mythread, job_threads, what,
+                            where_string(where)),
+                1);
+}
+
+void misuse_here(std::string_view what) {
+  if (!job_live.load(std::memory_order_acquire)) {
+    throw usage_error(fmt::format("pgas: {}", what));
+  }
+  if (!fault_claim()) fault_park();
+  std::fflush(nullptr);
+  os_write_stderr(fmt::format("pgas: thread {}: {}; backtrace:\n", tls_mythread, what));
+  os_backtrace(1);
+  fault_end_job(fmt::format("thread {} of {}: {}", tls_mythread, job_threads, what), 1);
+}
+
+}  // namespace pgas::detail

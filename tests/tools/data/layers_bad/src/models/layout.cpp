@@ -1,0 +1,3 @@
+// A pure model that includes a job-layer public header: against the layers.
+#include <pgas/runtime.hpp>
+#include <pgas/config.hpp>

@@ -24,6 +24,8 @@
 // in checked builds, -Ddebug_level>=1).
 #pragma once
 
+#include <pgas/detail/export.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -34,7 +36,7 @@ namespace pgas {
 
 /// Thrown when a shared allocation cannot be satisfied. Derives from std::bad_alloc so code
 /// that handles allocation failure generically keeps working.
-class bad_shared_alloc : public std::bad_alloc {
+class PGAS_API bad_shared_alloc : public std::bad_alloc {
  public:
   bad_shared_alloc(int thread, std::size_t requested, std::size_t available, std::string why);
   /// "pgas: thread 3: cannot allocate 1048576 bytes of shared memory: per-thread limit
@@ -54,7 +56,7 @@ class bad_shared_alloc : public std::bad_alloc {
 /// A distributed allocation: nblocks blocks of block_bytes dealt round-robin over threads,
 /// at one offset in every segment (UPC's `shared [nbytes] char *` result of upc_all_alloc).
 /// A small value type; copies refer to the same memory.
-class shared_alloc {
+class PGAS_API shared_alloc {
  public:
   shared_alloc() noexcept = default;
 
@@ -86,32 +88,33 @@ class shared_alloc {
 /// its pages are on the owner's NUMA node. Arguments that differ between threads end the job
 /// naming each thread and its values. nblocks == 0 or nbytes == 0 gives an empty allocation.
 /// Throws bad_shared_alloc (on every thread) when the space or a thread's limit is exceeded.
-shared_alloc all_alloc(std::size_t nblocks, std::size_t nbytes,
-                       std::source_location where = std::source_location::current());
+PGAS_API shared_alloc all_alloc(std::size_t nblocks, std::size_t nbytes,
+                                std::source_location where = std::source_location::current());
 
 /// Not collective (UPC `upc_global_alloc`): the calling thread alone allocates a distributed
 /// allocation with the same layout as all_alloc. Pages are committed and bound to each owner's
 /// node (by the segment's memory policy) and appear on first touch. Thread-safe.
-shared_alloc global_alloc(std::size_t nblocks, std::size_t nbytes,
-                          std::source_location where = std::source_location::current());
+PGAS_API shared_alloc global_alloc(std::size_t nblocks, std::size_t nbytes,
+                                   std::source_location where = std::source_location::current());
 
 /// Not collective (UPC `upc_alloc`): `nbytes` in the calling thread's own segment, from its
 /// jemalloc arena (NUMA-local; freed memory is reused). Aligned to alignof(std::max_align_t).
 /// nbytes == 0 returns a unique non-null pointer. Thread-safe.
-void* local_alloc(std::size_t nbytes);
+PGAS_API void* local_alloc(std::size_t nbytes);
 
 /// Frees a distributed allocation (UPC `upc_free` on upc_all_alloc/upc_global_alloc memory):
 /// one thread calls it. Freeing one that is not live ends the job (double free).
-void free(shared_alloc a, std::source_location where = std::source_location::current());
+PGAS_API void free(shared_alloc a, std::source_location where = std::source_location::current());
 
 /// Frees a local allocation (UPC `upc_free` on upc_alloc memory), from any thread. nullptr is
 /// ignored. A pointer outside the shared space ends the job (foreign pointer).
-void free(void* p, std::source_location where = std::source_location::current());
+PGAS_API void free(void* p, std::source_location where = std::source_location::current());
 
 /// Collective (UPC `upc_all_free`): every thread passes the same allocation; it is freed once,
 /// after every thread has called and before any returns, so that on return the space is free
 /// for any thread's next allocation (and a checked build rejects any access to it).
-void all_free(shared_alloc a, std::source_location where = std::source_location::current());
+PGAS_API void all_free(shared_alloc a,
+                       std::source_location where = std::source_location::current());
 
 /// Typed forms: n elements of T per block.
 template <class T>
@@ -125,10 +128,10 @@ T* local_alloc_of(std::size_t n) {
 }
 
 /// The shared space's geometry.
-std::size_t segment_size() noexcept;      // bytes per segment (a power of two)
-void* segment_base(int thread) noexcept;  // start of thread t's segment
+PGAS_API std::size_t segment_size() noexcept;      // bytes per segment (a power of two)
+PGAS_API void* segment_base(int thread) noexcept;  // start of thread t's segment
 /// The thread whose segment holds `p`, or -1 for an address outside the shared space.
-int owner_of(const void* p) noexcept;
+PGAS_API int owner_of(const void* p) noexcept;
 
 /// Per-thread accounting. `allocated`: bytes live in the thread's segment (its part of
 /// distributed allocations plus its local allocations, as requested). `committed`: bytes of
@@ -139,7 +142,7 @@ struct memory_usage {
   std::size_t committed = 0;
   std::size_t limit = 0;
 };
-memory_usage memory_usage_of(int thread) noexcept;
+PGAS_API memory_usage memory_usage_of(int thread) noexcept;
 
 /// Where a shared (or any) address's memory is. `bound_node`: the NUMA node its memory policy
 /// binds it to (get_mempolicy MPOL_F_ADDR), or -1 if it is not bound. `page_node`: the node
@@ -148,11 +151,11 @@ struct memory_location {
   int bound_node = -1;
   int page_node = -1;
 };
-memory_location locate(const void* p) noexcept;
+PGAS_API memory_location locate(const void* p) noexcept;
 
 /// Private (non-shared) memory from a jemalloc arena of the calling thread's NUMA node, with
 /// pages bound to that node. Thread-safe; private_free accepts pointers from any thread.
-void* private_alloc(std::size_t nbytes);
-void private_free(void* p) noexcept;
+PGAS_API void* private_alloc(std::size_t nbytes);
+PGAS_API void private_free(void* p) noexcept;
 
 }  // namespace pgas

@@ -32,6 +32,8 @@
 // shared_array checks in checked builds.
 #pragma once
 
+#include <pgas/detail/export.hpp>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -47,7 +49,7 @@
 namespace pgas {
 
 /// How a shared array's elements are dealt to threads (see the top of this header).
-class block_spec {
+class PGAS_API block_spec {
  public:
   enum class kind { cyclic, indefinite, star, tiles };
 
@@ -90,7 +92,7 @@ struct element_place {
   friend bool operator==(const element_place&, const element_place&) = default;
 };
 
-class layout {
+class PGAS_API layout {
  public:
   static constexpr std::size_t max_rank = 8;
 

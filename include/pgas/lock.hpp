@@ -23,6 +23,8 @@
 // upc_unlock imply a strict access, i.e. a full fence: both are sequentially consistent here.
 #pragma once
 
+#include <pgas/detail/export.hpp>
+
 #include <source_location>
 
 namespace pgas {
@@ -32,7 +34,7 @@ struct lock_state;
 }
 
 /// A handle to a shared lock. Default-constructed handles are null.
-class lock_t {
+class PGAS_API lock_t {
  public:
   lock_t() noexcept = default;
 
@@ -61,18 +63,18 @@ class lock_t {
 
 /// Collective (UPC `upc_all_lock_alloc`): every thread calls it and every thread gets a handle
 /// to the same new, unlocked lock. Throws std::bad_alloc when memory is exhausted.
-lock_t all_lock_alloc(std::source_location where = std::source_location::current());
+PGAS_API lock_t all_lock_alloc(std::source_location where = std::source_location::current());
 
 /// Not collective (UPC `upc_global_lock_alloc`): the calling thread gets a new, unlocked lock
 /// that it can share with the others (through shared data). Thread-safe.
-lock_t global_lock_alloc(std::source_location where = std::source_location::current());
+PGAS_API lock_t global_lock_alloc(std::source_location where = std::source_location::current());
 
 /// Not collective (UPC `upc_lock_free`): frees a lock no thread holds or waits for. The handle
 /// and its copies become invalid.
-void lock_free(lock_t l, std::source_location where = std::source_location::current());
+PGAS_API void lock_free(lock_t l, std::source_location where = std::source_location::current());
 
 /// Collective (UPC `upc_all_lock_free`): every thread passes the same handle; it is freed once,
 /// after every thread has called and before any returns.
-void all_lock_free(lock_t l, std::source_location where = std::source_location::current());
+PGAS_API void all_lock_free(lock_t l, std::source_location where = std::source_location::current());
 
 }  // namespace pgas

@@ -31,6 +31,8 @@
 // of handles is as safe as the same access through the array.
 #pragma once
 
+#include <pgas/detail/export.hpp>
+
 #include <array>
 #include <cstddef>
 #include <source_location>
@@ -43,8 +45,8 @@ namespace pgas {
 
 /// What `policy` means in the running job (automatic becomes per_numa or single), with the
 /// replica count it gives. Not collective; outside a job, one thread on one replica.
-replicate job_replica_policy(replicate policy);
-int job_replica_count(replicate policy);
+PGAS_API replicate job_replica_policy(replicate policy);
+PGAS_API int job_replica_count(replicate policy);
 
 /// A thread's handle on a privatization table of a shared array of T with `Rank` dimensions.
 /// Element access reads the calling thread's replica (the one of the thread that called

@@ -25,7 +25,7 @@ namespace pgas {
 /// (the PGAS_* variables that `pgasrun` sets; `pgasrun --help-env` lists them), and failing
 /// that, the documented default. Tests and embedders fill fields to start a job without
 /// touching the environment.
-struct run_options {
+struct PGAS_API run_options {
   /// THREADS; PGAS_THREADS; default 1. Must be in 1..config::max_threads.
   std::optional<int> threads;
   /// What each thread is bound to; PGAS_BIND_TO; default bind_policy::core.
@@ -60,10 +60,10 @@ using body_function = std::function<int(int, char**)>;
 /// Errors: a malformed PGAS_* variable, or a call while a job is running, prints one message
 /// naming what was wrong and exits with status 2. Faults in the body end the job as described
 /// in the error model above.
-int run(int argc, char** argv, body_function body);
+PGAS_API int run(int argc, char** argv, body_function body);
 
 /// As above, with explicit options (empty fields still come from the environment).
-int run(const run_options& options, int argc, char** argv, body_function body);
+PGAS_API int run(const run_options& options, int argc, char** argv, body_function body);
 
 namespace detail {
 // Wraps a body that takes no arguments and/or returns nothing (treated as 0).
@@ -104,18 +104,18 @@ inline int threads() noexcept {
 }
 
 /// True while a job started by pgas::run() is running (in any of its threads).
-bool in_job() noexcept;
+PGAS_API bool in_job() noexcept;
 
 /// Ends the whole job with `status` (UPC `upc_global_exit`): flushes stdio, prints one line
 /// naming the calling thread, the status and the call site on stderr, and terminates every
 /// thread at once, without running destructors or atexit handlers. Callable from any thread;
 /// the first caller's status wins.
-[[noreturn]] void exit(int status,
-                       std::source_location where = std::source_location::current()) noexcept;
+[[noreturn]] PGAS_API void exit(
+    int status, std::source_location where = std::source_location::current()) noexcept;
 
 /// The machine and placement the running job was started with (thread t's entry is
 /// placement()[t]). Only meaningful inside a job.
-const machine& job_machine() noexcept;
-const std::vector<thread_place>& job_placement() noexcept;
+PGAS_API const machine& job_machine() noexcept;
+PGAS_API const std::vector<thread_place>& job_placement() noexcept;
 
 }  // namespace pgas

@@ -47,6 +47,8 @@
 // read-only after construction.
 #pragma once
 
+#include <pgas/detail/export.hpp>
+
 #include <array>
 #include <concepts>
 #include <cstddef>
@@ -85,18 +87,18 @@ using index_arg = std::conditional_t<config::bounds_check, located_index, plain_
 template <std::size_t>
 using index_of = index_arg;
 
-[[noreturn]] void index_error(std::span<const std::size_t> index,
-                              std::span<const std::size_t> extents,
-                              const std::source_location& where);
-[[noreturn]] void layout_error(const char* what, const std::source_location& where);
+[[noreturn]] PGAS_API void index_error(std::span<const std::size_t> index,
+                                       std::span<const std::size_t> extents,
+                                       const std::source_location& where);
+[[noreturn]] PGAS_API void layout_error(const char* what, const std::source_location& where);
 // Collective: the barrier that ends an array's creation, at which every thread must bring the
 // same layout and element size (a mismatch ends the job naming each thread's declaration).
-void shared_array_agree(const pgas::layout& l, std::size_t element_size,
-                        const std::source_location& where);
+PGAS_API void shared_array_agree(const pgas::layout& l, std::size_t element_size,
+                                 const std::source_location& where);
 // Collective when it builds one: the automatic privatization table of a new array (see
 // pgas/privatize.hpp), its shape in *shape; a null root when none applies or pays.
-table_ref shared_array_table(const pgas::layout& l, std::size_t element_size, char* data0,
-                             table_shape* shape, const std::source_location& where);
+PGAS_API table_ref shared_array_table(const pgas::layout& l, std::size_t element_size, char* data0,
+                                      table_shape* shape, const std::source_location& where);
 
 template <class T, std::size_t Rank, std::size_t Block, class Seq>
 class shared_array_impl;

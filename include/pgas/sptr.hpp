@@ -50,6 +50,8 @@
 // Thread-safety: an sptr is a value; using it is as thread-safe as the memory it points to.
 #pragma once
 
+#include <pgas/detail/export.hpp>
+
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -79,8 +81,8 @@ inline constexpr std::uint64_t offset_mask = (std::uint64_t{1} << phase_shift) -
 inline constexpr std::uint64_t phase_one = std::uint64_t{1} << phase_shift;
 
 // Packs thread, address and phase, checking the limits (always: it is not the fast path).
-std::uint64_t sptr_pack(int thread, std::size_t addrfield, std::size_t phase, std::uint64_t block,
-                        const std::source_location& where);
+PGAS_API std::uint64_t sptr_pack(int thread, std::size_t addrfield, std::size_t phase,
+                                 std::uint64_t block, const std::source_location& where);
 
 // Conversions that keep everything: adding const, and compile-time B → run-time B.
 template <class T, std::size_t B, class U, std::size_t B2>
@@ -467,13 +469,13 @@ enum class locality {
   machine,       // different sockets
 };
 /// "same_thread", "same_core", …
-const char* to_string(locality l) noexcept;
+PGAS_API const char* to_string(locality l) noexcept;
 
 /// How close threads a and b are on the machine the job runs on (from the job's placement;
 /// threads that are not bound count as placed on the PU their number maps to). Must be
 /// called inside a job; a or b outside [0, THREADS) ends the job.
-locality thread_distance(int a, int b,
-                         std::source_location where = std::source_location::current());
+PGAS_API locality thread_distance(int a, int b,
+                                  std::source_location where = std::source_location::current());
 
 /// A pointer-to-shared for an address in the shared space (e.g. from local_alloc or a cast
 /// to a plain pointer), with phase 0 and indefinite block: the inverse of to_local. An
@@ -487,7 +489,7 @@ bool is_local(const sptr<T, B>& p) noexcept {
 }
 
 namespace detail {
-std::uint64_t sptr_offset_of(const void* p, const std::source_location& where);
+PGAS_API std::uint64_t sptr_offset_of(const void* p, const std::source_location& where);
 }
 
 template <class T>

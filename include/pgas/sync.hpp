@@ -23,32 +23,34 @@
 // upc_fence, and makes relaxed shared accesses before the barrier visible after it.
 #pragma once
 
+#include <pgas/detail/export.hpp>
+
 #include <source_location>
 
 namespace pgas {
 
 /// Blocks until every thread has called barrier() (UPC `upc_barrier`). Collective.
-void barrier(std::source_location where = std::source_location::current());
+PGAS_API void barrier(std::source_location where = std::source_location::current());
 
 /// Named barrier (UPC `upc_barrier expr`): as barrier(), and every thread that passes an id
 /// must pass the same one. Collective.
-void barrier(int id, std::source_location where = std::source_location::current());
+PGAS_API void barrier(int id, std::source_location where = std::source_location::current());
 
 /// First half of a split-phase barrier (UPC `upc_notify`): announces arrival and returns at
 /// once. The thread may do local work, then must call wait(). Collective.
-void notify(std::source_location where = std::source_location::current());
-void notify(int id, std::source_location where = std::source_location::current());
+PGAS_API void notify(std::source_location where = std::source_location::current());
+PGAS_API void notify(int id, std::source_location where = std::source_location::current());
 
 /// Second half (UPC `upc_wait`): returns once every thread has notified. If `id` is given it
 /// must equal the id this thread passed to notify(), if it passed one. Collective.
-void wait(std::source_location where = std::source_location::current());
-void wait(int id, std::source_location where = std::source_location::current());
+PGAS_API void wait(std::source_location where = std::source_location::current());
+PGAS_API void wait(int id, std::source_location where = std::source_location::current());
 
 /// UPC `upc_fence`: orders this thread's memory operations — all loads and stores before it
 /// complete (are visible to every thread) before any after it. A sequentially consistent
 /// fence; not collective; no synchronisation with other threads by itself.
 ///
 /// Memory ordering: std::atomic_thread_fence(std::memory_order_seq_cst).
-void fence() noexcept;
+PGAS_API void fence() noexcept;
 
 }  // namespace pgas

@@ -35,6 +35,8 @@
 // or outside a job.
 #pragma once
 
+#include <pgas/detail/export.hpp>
+
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -47,7 +49,7 @@
 namespace pgas {
 
 /// No table applies to a layout, a size overflows, or an option word is unknown.
-class table_error : public std::invalid_argument {
+class PGAS_API table_error : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
@@ -56,14 +58,14 @@ class table_error : public std::invalid_argument {
 enum class replicate { single, per_numa, per_socket, per_l3, per_thread, automatic };
 /// "single", "per-numa", "per-socket", "per-l3", "per-thread", "auto". Throws table_error
 /// naming the word and the accepted ones.
-replicate parse_replicate(std::string_view word);
-std::string_view to_string(replicate r) noexcept;
+PGAS_API replicate parse_replicate(std::string_view word);
+PGAS_API std::string_view to_string(replicate r) noexcept;
 
 /// One table of segment pointers, or one table per index dimension (paper Figures 4 and 5).
 enum class table_levels { one, n_minus_1 };
 /// "one", "n-1". Throws table_error.
-table_levels parse_table_levels(std::string_view word);
-std::string_view to_string(table_levels l) noexcept;
+PGAS_API table_levels parse_table_levels(std::string_view word);
+PGAS_API std::string_view to_string(table_levels l) noexcept;
 
 struct table_options {
   replicate replicas = replicate::automatic;
@@ -73,7 +75,7 @@ struct table_options {
 
 /// The shape of the table for a layout: which segments it points to and how many pointers it
 /// holds. A pure value; needs no running job.
-class table_shape {
+class PGAS_API table_shape {
  public:
   enum class kind { rows_in_blocks, blocks_in_rows, tile_rows };
 
@@ -132,7 +134,7 @@ struct replica_plan {
 /// for place()). Replicas are numbered in the order of their first user. A machine with no L3
 /// (or no NUMA node) above a PU groups per_l3 (per_numa) by package instead; automatic counts
 /// reported NUMA nodes only, so such a machine gets one replica.
-replica_plan plan_replicas(const machine& m, const std::vector<thread_place>& placement,
-                           replicate policy);
+PGAS_API replica_plan plan_replicas(const machine& m, const std::vector<thread_place>& placement,
+                                    replicate policy);
 
 }  // namespace pgas

@@ -11,6 +11,8 @@
 // you are not on.
 #pragma once
 
+#include <pgas/detail/export.hpp>
+
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -30,13 +32,13 @@ enum class map_policy { core, numa, socket };
 
 /// Parses "core", "numa", "socket", "none" (bind) / "core", "numa", "socket" (map).
 /// Throws std::invalid_argument naming the bad word and the accepted ones.
-bind_policy parse_bind_policy(std::string_view word);
-map_policy parse_map_policy(std::string_view word);
-std::string_view to_string(bind_policy p) noexcept;
-std::string_view to_string(map_policy p) noexcept;
+PGAS_API bind_policy parse_bind_policy(std::string_view word);
+PGAS_API map_policy parse_map_policy(std::string_view word);
+PGAS_API std::string_view to_string(bind_policy p) noexcept;
+PGAS_API std::string_view to_string(map_policy p) noexcept;
 
 /// A malformed synthetic description, an unreadable XML file, or hwloc failing to load.
-class topology_error : public std::runtime_error {
+class PGAS_API topology_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -57,7 +59,7 @@ struct pu_info {
 };
 
 /// A machine: its PUs in logical order plus a one-line description.
-class machine {
+class PGAS_API machine {
  public:
   /// This machine, as hwloc sees it, restricted to the CPUs this process may run on
   /// (cgroups and an inherited affinity mask such as `taskset`). Throws topology_error.
@@ -104,12 +106,14 @@ struct thread_place {
 /// The placement of `threads` threads (>= 1) on `m`: a pure function, the same answer for the
 /// same arguments on any host. More threads than PUs wrap around (thread t and t + PUs share a
 /// PU); see oversubscribed().
-std::vector<thread_place> place(const machine& m, int threads, bind_policy bind, map_policy map);
+PGAS_API std::vector<thread_place> place(const machine& m, int threads, bind_policy bind,
+                                         map_policy map);
 
 /// Thread `thread`'s home NUMA node: the OS index of the NUMA node of its home PU in
 /// `placement` on `m`, or -1 when the machine reports none there. The one definition of "thread
 /// t's node": segments, private arenas and table replicas are all placed by it.
-int home_node(const machine& m, const std::vector<thread_place>& placement, int thread) noexcept;
+PGAS_API int home_node(const machine& m, const std::vector<thread_place>& placement,
+                       int thread) noexcept;
 
 /// True when `threads` is more than the PUs of `m` (threads will share PUs).
 inline bool oversubscribed(const machine& m, int threads) noexcept {
@@ -119,10 +123,10 @@ inline bool oversubscribed(const machine& m, int threads) noexcept {
 /// The human table `pgasrun --report-bindings` prints: a heading line naming the machine,
 /// thread count and policies, then one row per thread: thread, PU (OS index), core, L3, NUMA
 /// node, package and the CPU list it is bound to ("-" for none).
-std::string bindings_report(const machine& m, const std::vector<thread_place>& plan,
-                            bind_policy bind, map_policy map);
+PGAS_API std::string bindings_report(const machine& m, const std::vector<thread_place>& plan,
+                                     bind_policy bind, map_policy map);
 
 /// Formats a list of OS CPU indices compactly: {0,1,2,5} → "0-2,5"; empty → "-".
-std::string cpu_list(const std::vector<int>& cpus);
+PGAS_API std::string cpu_list(const std::vector<int>& cpus);
 
 }  // namespace pgas

@@ -27,6 +27,7 @@
 #include "src/job/barrier.hpp"
 #include "src/job/collective.hpp"
 #include "src/job/job.hpp"
+#include "src/objects/table_build.hpp"
 
 namespace pgas::detail {
 

@@ -4,6 +4,8 @@
 // arithmetic walks backwards too.
 #pragma once
 
+#include <pgas/detail/export.hpp>
+
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -25,7 +27,7 @@ struct block_divider {
 
 /// The shared divider for block size `b` (1 <= b <= config::max_block; the caller checks).
 /// Thread-safe.
-const block_divider& block_divider_for(std::uint64_t b);
+PGAS_API const block_divider& block_divider_for(std::uint64_t b);
 
 /// Floor division of a signed value by a positive divisor given as an unsigned `divide`
 /// function: q = floor(n / d), r = n - q * d in [0, d).

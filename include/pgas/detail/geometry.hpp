@@ -29,13 +29,13 @@ struct shared_geometry {
 };
 
 /// The running job's geometry (all zero outside a job).
-extern shared_geometry geometry;
+PGAS_API extern shared_geometry geometry;
 
 /// Misuse (pgas/error.hpp): a pointer-to-shared or bulk range [offset, offset + bytes) of the
 /// shared space (offset = thread * segment size + address) that is not inside one live
 /// allocation; `where` may be null (no call site to name). Returns normally when it is inside.
 /// Used by checked builds only.
-void check_shared_range(std::uint64_t offset, std::size_t bytes, std::string_view what,
-                        const std::source_location* where);
+PGAS_API void check_shared_range(std::uint64_t offset, std::size_t bytes, std::string_view what,
+                                 const std::source_location* where);
 
 }  // namespace pgas::detail

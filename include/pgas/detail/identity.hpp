@@ -18,6 +18,6 @@ PGAS_API extern thread_local constinit int tls_mythread __attribute__((tls_model
 // they are joined, so plain loads are race-free.
 PGAS_API extern int job_threads;
 // True from the moment a job's state is complete until it is torn down.
-PGAS_API extern std::atomic<bool> job_live;
+extern std::atomic<bool> job_live;
 
 }  // namespace pgas::detail

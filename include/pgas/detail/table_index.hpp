@@ -4,6 +4,8 @@
 // A(i, j, …) and table::operator() inline. Not part of the API.
 #pragma once
 
+#include <pgas/detail/export.hpp>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -28,31 +30,23 @@ struct table_ref {
 
 /// Collective: builds the table for an array whose thread-0 part starts at `data0`. `name` is
 /// what reports call the array. Throws table_error (on every thread alike) when none applies.
-table_ref table_build(const layout& l, std::size_t element_size, char* data0,
-                      const table_shape& shape, replicate policy, bool automatic,
-                      const std::source_location& where);
+PGAS_API table_ref table_build(const layout& l, std::size_t element_size, char* data0,
+                               const table_shape& shape, replicate policy, bool automatic,
+                               const std::source_location& where);
 /// Drops one thread's reference; the last one unmaps every replica.
-void table_release(table_state* s) noexcept;
+PGAS_API void table_release(table_state* s) noexcept;
 /// Accounting of a live table.
-int table_replicas(const table_state* s) noexcept;
-int table_replica_of(const table_state* s, int thread) noexcept;
-replicate table_policy(const table_state* s) noexcept;
-std::size_t table_mapped_bytes(const table_state* s) noexcept;
-/// True when shared arrays may build automatic tables (PGAS_TABLES is not "off").
-bool tables_auto_enabled() noexcept;
-/// Whether an automatic table pays for `l`: it applies and all replicas together cost at most
-/// 1/32 of the data. Identical on every thread.
-bool table_auto_pays(const layout& l, std::size_t element_size, const table_shape& shape,
-                     const replica_plan& plan);
-/// The replica plan of the running job.
-replica_plan job_replica_plan(replicate policy);
+PGAS_API int table_replicas(const table_state* s) noexcept;
+PGAS_API int table_replica_of(const table_state* s, int thread) noexcept;
+PGAS_API replicate table_policy(const table_state* s) noexcept;
+PGAS_API std::size_t table_mapped_bytes(const table_state* s) noexcept;
 
 // A read-only run of at least `rows` null row pointers, for arrays that have no table of whole
 // rows: A(i, j, …) and t(i, j, …) load their row pointer before it tests whether the table has
 // whole rows (a load the compiler may hoist out of a loop, because it cannot fault), then ignores
 // it. Zero pages, so it costs address space and page tables only; shared by every array and never
 // unmapped. Ends the job when the address space cannot be had.
-const void* const* null_rows(std::size_t rows, const std::source_location& where);
+PGAS_API const void* const* null_rows(std::size_t rows, const std::source_location& where);
 
 /// The inline part of a table: its root and how to index it. Shared by pgas::table and the
 /// shared_array fast path.

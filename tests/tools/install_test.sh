@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# tests/tools/install_test.sh — an installed pgas is usable as the README says: `meson install`
+# into a staging directory, then a program that includes <pgas/pgas.hpp> builds with nothing but
+# `pkg-config --cflags --libs pgas`, and runs through the installed pgasrun. libpgas exports only
+# the API: none of the runtime's internal functions is a dynamic symbol.
+#
+#   install_test.sh BUILD_DIR SOURCE_FILE
+set -uo pipefail
+build=$1
+source=$2
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+fail=0
+
+if ! meson install -C "$build" --destdir "$stage" --no-rebuild >"$stage/install.log" 2>&1; then
+  echo "FAIL: meson install"
+  cat "$stage/install.log"
+  exit 1
+fi
+pc=$(find "$stage" -name pgas.pc | head -1)
+lib=$(find "$stage" -name 'libpgas.so' | head -1)
+if [ -z "$pc" ] || [ -z "$lib" ]; then
+  echo "FAIL: the install has no pgas.pc or libpgas.so"
+  exit 1
+fi
+# The .pc's prefix, moved to where it was staged.
+prefix=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable=prefix pgas)
+flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-variable=prefix="$stage$prefix" \
+  --cflags --libs pgas)
+if ! c++ -O2 "$source" $flags -o "$stage/hello" 2>"$stage/cc.log"; then
+  echo "FAIL: a program does not build with pkg-config --cflags --libs pgas ($flags):"
+  cat "$stage/cc.log"
+  fail=1
+else
+  pgasrun=$(find "$stage" -name pgasrun -type f | head -1)
+  out=$(LD_LIBRARY_PATH=$(dirname "$lib") PGAS_THREADS= "$pgasrun" -n 2 "$stage/hello" 2>&1)
+  if [ "$(grep -c '^hello from thread' <<<"$out")" -ne 2 ]; then
+    echo "FAIL: the installed program did not greet from 2 threads:"
+    echo "$out"
+    fail=1
+  fi
+fi
+
+# Internals stay hidden: the OS door, env table, faults, space, arenas, barrier internals.
+leaked=$(nm -D --defined-only "$lib" | c++filt |
+  grep -E 'pgas::detail::(os_|env_|fault|space_|arena|barrier_|job_current|collective|agreement|segment_|symmetric)' || true)
+if [ -n "$leaked" ]; then
+  echo "FAIL: libpgas exports internal symbols:"
+  echo "$leaked"
+  fail=1
+fi
+if ! nm -D --defined-only "$lib" | c++filt | grep -q ' pgas::run(int, char\*\*'; then
+  echo "FAIL: libpgas does not export pgas::run"
+  fail=1
+fi
+[ "$fail" -eq 0 ] && echo "ok: installed, built with pkg-config alone, ran on 2 threads; internals hidden"
+exit "$fail"

@@ -1,4 +1,4 @@
-// src/env.cpp — the PGAS_* variable table and its parsers (see env.hpp).
+// src/base/env.cpp — the PGAS_* variable table and its parsers (see env.hpp).
 //
 // Parsing is strict: a value that is not exactly a number, a known word or a boolean is an
 // error naming the variable and what it accepts, never a silent default.

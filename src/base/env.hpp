@@ -1,4 +1,4 @@
-// src/env.hpp — every PGAS_* environment variable, declared once.
+// src/base/env.hpp — every PGAS_* environment variable, declared once.
 //
 // The table below is the single source for parsing (run_options::resolved), for
 // `pgasrun --help-env`, for the verbose start-up dump (PGAS_VERBOSE=1) and for the README's

@@ -1,4 +1,4 @@
-// src/os.cpp — the one door to the operating system (see os.hpp for the contract).
+// src/base/os.cpp — the one door to the operating system (see os.hpp for the contract).
 //
 // Linux-only: futex(2) for sleeping waits, sched_yield, pthreads, hwloc for binding,
 // sigaction/sigaltstack for fatal-signal reports, glibc backtrace() for stack traces.

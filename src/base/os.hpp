@@ -1,4 +1,4 @@
-// src/os.hpp — the one door to the operating system.
+// src/base/os.hpp — the one door to the operating system.
 //
 // Every system call the runtime makes (futex, yield, thread creation and binding, signal
 // handling, writing to stderr, ending the process) goes through this layer, so the rest of

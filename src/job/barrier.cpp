@@ -1,4 +1,4 @@
-// src/barrier.cpp — the job barrier (pgas::barrier, notify/wait) and the escalating wait.
+// src/job/barrier.cpp — the job barrier (pgas::barrier, notify/wait).
 //
 // A centralised sense-reversing barrier: arrivals CAS one 64-bit word that holds the arrival
 // count and the phase's signature (operation kind + optional id); the last arriver resets the

@@ -1,4 +1,4 @@
-// src/lock.cpp — shared locks (pgas::lock_t, UPC upc_lock_t).
+// src/job/lock.cpp — shared locks (pgas::lock_t, UPC upc_lock_t).
 //
 // A three-state futex lock (0 free, 1 held, 2 held and someone may sleep; Drepper, "Futexes
 // are tricky", mutex #3) with the runtime's pause -> yield -> sleep escalation in front of the

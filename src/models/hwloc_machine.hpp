@@ -1,4 +1,4 @@
-// src/hwloc_machine.hpp — turning an hwloc topology into a pgas::machine.
+// src/models/hwloc_machine.hpp — turning an hwloc topology into a pgas::machine.
 //
 // machine::current() and the runtime share this: the runtime keeps the hwloc handle of the
 // current machine for binding threads, while the public machine value is a plain summary.

@@ -1,4 +1,4 @@
-// src/layout.cpp — building a shared array's layout (pgas/layout.hpp): validating the
+// src/models/layout.cpp — building a shared array's layout (pgas/layout.hpp): validating the
 // declaration, resolving [*], counting blocks and tiles, and per-thread element counts.
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// src/placement.cpp — where each thread goes: pgas::place, the binding policies and the
+// src/models/placement.cpp — where each thread goes: pgas::place, the binding policies and the
 // --report-bindings table.
 //
 // place() is a pure function of a machine summary, so the same plan comes out on any host

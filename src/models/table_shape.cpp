@@ -1,5 +1,5 @@
-// src/table_shape.cpp — the pure model of inter-thread privatization tables
-// (pgas/privatize.hpp): which layouts have a table, how many pointers each level holds (paper
+// src/models/table_shape.cpp — the pure model of inter-thread privatization tables
+// (pgas/table_model.hpp): which layouts have a table, how many pointers each level holds (paper
 // eq. 1, with the dimension sorting of section IV.B.3), and which threads share a replica.
 // Entry points: table_shape's constructor, table_shape::why_not and plan_replicas. Both the
 // runtime and `pgas-tables` compute sizes here, so their figures cannot disagree.

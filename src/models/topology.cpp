@@ -1,4 +1,4 @@
-// src/topology.cpp — building pgas::machine values from hwloc (this machine, a synthetic
+// src/models/topology.cpp — building pgas::machine values from hwloc (this machine, a synthetic
 // description, or an XML export).
 //
 // hwloc 2 attaches NUMA nodes as memory children rather than as ancestors of PUs, so a PU's

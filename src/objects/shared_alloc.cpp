@@ -1,4 +1,4 @@
-// alloc/shared_alloc.cpp — the public allocation API of <pgas/alloc.hpp>: distributed
+// src/objects/shared_alloc.cpp — the public allocation API of <pgas/alloc.hpp>: distributed
 // allocations in the symmetric region (all_alloc, global_alloc, free, all_free), local ones
 // through the per-thread jemalloc arenas (local_alloc, free), accounting and locate().
 //

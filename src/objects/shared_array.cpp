@@ -1,4 +1,4 @@
-// src/shared_array.cpp — the out-of-line parts of shared arrays (pgas/shared_array.hpp): the
+// src/objects/shared_array.cpp — the out-of-line parts of shared arrays (pgas/shared_array.hpp): the
 // creation barrier that checks every thread made the same array, and the error paths (an
 // invalid layout at creation and, in checked builds, an index outside the extents).
 

@@ -1,4 +1,4 @@
-// src/sptr.cpp — the out-of-line parts of pointers-to-shared (pgas/sptr.hpp): packing a word
+// src/objects/sptr.cpp — the out-of-line parts of pointers-to-shared (pgas/sptr.hpp): packing a word
 // with its limits checked, the shared run-time block dividers, sptr_from, and the thread
 // distance query.
 

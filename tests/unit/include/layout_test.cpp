@@ -1,4 +1,4 @@
-// Tests pgas/layout.hpp and src/layout.cpp, the pure layout model of shared arrays: a brute
+// Tests pgas/layout.hpp and src/models/layout.cpp, the pure layout model of shared arrays: a brute
 // force reference (blocks or tiles enumerated in order and dealt to threads one by one) is
 // compared with layout::place, place_linear, elements_on, part_elements, blocks and
 // block_elements on thousands of random declarations; the figures of papers/000 and papers/004

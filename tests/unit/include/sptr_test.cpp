@@ -1,4 +1,4 @@
-// Tests pgas/sptr.hpp and src/sptr.cpp, pointers-to-shared: a reference model of a UPC pointer
+// Tests pgas/sptr.hpp and src/objects/sptr.cpp, pointers-to-shared: a reference model of a UPC pointer
 // (its position in the block-cyclic order, from which thread, phase, course and address follow)
 // is compared with sptr after random walks of ++, --, += and -= for compile-time, indefinite
 // and run-time blocks and several element sizes, in jobs of 1 to 8 threads; plus difference and

@@ -1,4 +1,4 @@
-// Tests src/env.cpp: the PGAS_* declaration table and its strict parsers.
+// Tests src/base/env.cpp: the PGAS_* declaration table and its strict parsers.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>

@@ -1,4 +1,4 @@
-// Tests src/barrier.cpp: barrier phases, named barriers that agree, split-phase notify/wait,
+// Tests src/job/barrier.cpp: barrier phases, named barriers that agree, split-phase notify/wait,
 // and the memory ordering the header promises (plain writes before a barrier are seen after
 // it; thread sanitizer runs of this file check the ordering as well).
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// Tests src/lock.cpp: mutual exclusion, try_lock, collective and non-collective creation,
+// Tests src/job/lock.cpp: mutual exclusion, try_lock, collective and non-collective creation,
 // freeing, and use through std::lock_guard / std::scoped_lock.
 #include <catch2/catch.hpp>
 

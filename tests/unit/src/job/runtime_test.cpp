@@ -1,4 +1,4 @@
-// Tests src/runtime.cpp: starting jobs, thread identity, exit statuses, option resolution and
+// Tests src/job/runtime.cpp: starting jobs, thread identity, exit statuses, option resolution and
 // real thread binding (checked with sched_getaffinity).
 #include <sched.h>
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// Tests src/placement.cpp: pgas::place, the pure function from (machine, threads, bind, map)
+// Tests src/models/placement.cpp: pgas::place, the pure function from (machine, threads, bind, map)
 // to each thread's home PU and CPU set. Fixed cases are worked out by hand from the rules in
 // include/pgas/topology.hpp (map core: PU t mod PUs; map numa/socket: domain t mod D, then the
 // (t div D)-th PU of that domain); property tests check invariants on random synthetic machines.

@@ -1,5 +1,5 @@
-// Tests src/table_shape.cpp, the pure model of inter-thread privatization tables
-// (pgas/privatize.hpp, papers/000 section IV): the paper's eq. 1 worked example, the layout
+// Tests src/models/table_shape.cpp, the pure model of inter-thread privatization tables
+// (pgas/table_model.hpp, papers/000 section IV): the paper's eq. 1 worked example, the layout
 // kinds (rows in blocks, blocks in rows, tile rows) on hand-picked declarations, why_not's
 // reasons naming the row, threads and column where a row crosses a block, overflow, and n−1
 // level sizes against hand-computed eq. 1 sums. A brute-force property test walks thousands of

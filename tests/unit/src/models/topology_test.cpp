@@ -1,4 +1,4 @@
-// Tests src/topology.cpp: the machine model (pgas::machine) built from hwloc synthetic
+// Tests src/models/topology.cpp: the machine model (pgas::machine) built from hwloc synthetic
 // descriptions, XML exports, hand-made PU lists and this machine (restricted to the process
 // affinity), plus the policy words and cpu_list. Expected counts and per-PU tags are worked
 // out by hand from the hwloc descriptions, never read back from the code under test.

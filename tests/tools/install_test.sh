@@ -41,15 +41,17 @@ else
   fi
 fi
 
-# Internals stay hidden: the OS door, env table, faults, space, arenas, barrier internals.
-leaked=$(nm -D --defined-only "$lib" | c++filt |
-  grep -E 'pgas::detail::(os_|env_|fault|space_|arena|barrier_|job_current|collective|agreement|segment_|symmetric)' || true)
+# Internals stay hidden: the OS door, env table, faults, space, arenas, barrier internals. The
+# symbol list is read whole first: `grep -q` on a pipe would close it early, and under pipefail
+# nm's SIGPIPE would read as a missing symbol.
+symbols=$(nm -D --defined-only "$lib" | c++filt)
+leaked=$(grep -E 'pgas::detail::(os_|env_|fault|space_|arena|barrier_|job_current|collective|agreement|segment_|symmetric)' <<<"$symbols" || true)
 if [ -n "$leaked" ]; then
   echo "FAIL: libpgas exports internal symbols:"
   echo "$leaked"
   fail=1
 fi
-if ! nm -D --defined-only "$lib" | c++filt | grep -q ' pgas::run(int, char\*\*'; then
+if ! grep -q ' pgas::run(int, char\*\*' <<<"$symbols"; then
   echo "FAIL: libpgas does not export pgas::run"
   fail=1
 fi

@@ -1,4 +1,4 @@
-// tools/bench_report.hpp — how pgas-bench shows a summary (bench_results.hpp): papers/000
+// tools/bench_report.hpp — how pgas-bench shows a summary (bench_results.hpp): Serres et al.
 // Table I (each variant's overhead over sequential C at 1 thread), the speedup tables (one per
 // kernel, variants by thread counts) and scaling.svg, a plot of the same speedups, one panel per
 // kernel. Everything here is a pure function of the summary, so golden tests pin it down.

@@ -1,6 +1,6 @@
 // tools/bench_results.hpp — what pgas-bench measures and keeps: one record per kernel run, the
 // runs.json and runs.csv files that hold them, and the summary computed from them (the median
-// over passes of each kernel × variant × thread count, papers/000 Table I's overhead over
+// over passes of each kernel × variant × thread count, Table I's overhead (Serres et al.) over
 // sequential C, and speedups over seq). The text tables and the SVG plot are in
 // bench_report.hpp.
 //
@@ -23,7 +23,7 @@ namespace pgas::tools::bench {
 
 using json = nlohmann::ordered_json;
 
-/// The kernels and variants of the DESIGN.md kernel contract, in the order tables show them.
+/// The kernels and variants of the kernel contract (kernels/harness.hpp), in table order.
 inline const std::vector<std::string> known_kernels = {"matmul", "sobel", "randomaccess"};
 inline const std::vector<std::string> known_variants = {"seq",    "naive", "privatized",
                                                         "tables", "auto",  "openmp"};

@@ -20,8 +20,8 @@ case "$mode" in
 esac
 cd "$(dirname "$0")/.."
 
-packages=(g++ python3 meson ninja-build pkgconf libhwloc-dev hwloc libnuma-dev libjemalloc-dev catch2
-  libcli11-dev libfmt-dev nlohmann-json3-dev libdivide-dev)
+packages=(g++ python3 meson ninja-build pkgconf cmake libhwloc-dev hwloc libnuma-dev libjemalloc-dev
+  catch2 libcli11-dev libfmt-dev nlohmann-json3-dev libdivide-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -52,7 +52,7 @@ if [ "$mode" = demo ]; then
   setup build
   ninja -C build
   echo
-  echo "== pgas-bench --quick: papers/000 Table I and the scaling table on this machine"
+  echo "== pgas-bench --quick: Table I and the scaling table on this machine"
   build/tools/pgas-bench --quick --out build/pgas-bench-quick
   exit 0
 fi

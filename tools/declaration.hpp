@@ -22,7 +22,7 @@
 //   [B], B >= 1      blocks of B elements                   → pgas::block_spec::cyclic(B)
 //   [] or [0]        indefinite: all on thread 0            → pgas::block_spec::indefinite()
 //   [*]              one block per thread                   → pgas::block_spec::star()
-//   [b0][b1]…        tiles (papers/004), one per dimension  → pgas::block_spec::tiles({b0, …})
+//   [b0][b1]…        tiles (Barton et al.), one per dim     → pgas::block_spec::tiles({b0, …})
 // Qualifiers and type words may come in any order among the specifiers, as in C
 // (`strict shared [4] unsigned long int A[8]`, `int shared A[8]`). Element types, with their
 // sizes on x86-64: char, signed char, unsigned char (1); short, unsigned short (2); int,

@@ -1,5 +1,5 @@
 // tools/pgas-tables.cpp — `pgas-tables [--threads N|A..B] [--replicate POLICY] … DECL...`: the
-// memory inter-thread privatization tables (papers/000 section IV) cost for declared UPC shared
+// memory inter-thread privatization tables (Serres et al., section IV) cost for declared UPC shared
 // arrays, per thread count, as a table or one JSON object per thread count.
 //
 // Every figure comes from the library: layouts from tools/declaration.hpp (pgas::layout), table

@@ -1,6 +1,6 @@
 // src/models/table_shape.cpp — the pure model of inter-thread privatization tables
-// (pgas/table_model.hpp): which layouts have a table, how many pointers each level holds (paper
-// eq. 1, with the dimension sorting of section IV.B.3), and which threads share a replica.
+// (pgas/table_model.hpp): which layouts have a table, how many pointers each level holds (Serres
+// et al. eq. 1, with the dimension sorting of section IV.B.3), and which threads share a replica.
 // Entry points: table_shape's constructor, table_shape::why_not and plan_replicas. Both the
 // runtime and `pgas-tables` compute sizes here, so their figures cannot disagree.
 
@@ -152,7 +152,7 @@ table_shape::table_shape(const layout& l, table_levels levels, bool sort_dims)
   order_.resize(index_.size());
   std::iota(order_.begin(), order_.end(), std::size_t{0});
   if (index_.empty()) {
-    entries_ = 0;  // the array variable itself is the row pointer (paper eq. 1 for n = 1)
+    entries_ = 0;  // the array variable itself is the row pointer (Serres et al. eq. 1 for n = 1)
     return;
   }
   if (levels == table_levels::one) {

@@ -1,5 +1,5 @@
 // src/objects/table_build.cpp — building privatization tables at run time (pgas/privatize.hpp):
-// the collective table_build, the filling of one replica (paper Figures 4 and 5), the
+// the collective table_build, the filling of one replica (Serres et al., Figures 4 and 5), the
 // reference count that frees replicas with the last handle, and the job's table registry behind
 // `pgasrun --report tables` (printed and forgotten by a job_on_end hook). Sizes come from the
 // table model (src/models/table_shape.cpp), memory from alloc/replicas.cpp.

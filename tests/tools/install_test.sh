@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/tools/install_test.sh — an installed pgas is usable as the README says: `meson install`
 # into a staging directory, then a program that includes <pgas/pgas.hpp> builds with nothing but
-# `pkg-config --cflags --libs pgas`, and runs through the installed pgasrun. libpgas exports only
-# the API: none of the runtime's internal functions is a dynamic symbol.
+# `pkg-config --cflags --libs pgas`, and with the README's CMake recipe, and runs (through the
+# installed pgasrun). libpgas exports only the API: no internal function is a dynamic symbol.
 #
 #   install_test.sh BUILD_DIR SOURCE_FILE
 set -uo pipefail
@@ -41,6 +41,29 @@ else
   fi
 fi
 
+# The README's CMake recipe, through the same pgas.pc (copied with its prefix moved to the stage).
+mkdir -p "$stage/pc" "$stage/cmake"
+sed "s|^prefix=.*|prefix=$stage$prefix|" "$pc" >"$stage/pc/pgas.pc"
+cp "$source" "$stage/cmake/hello.cpp"
+cat >"$stage/cmake/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.16)
+project(hello CXX)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(PGAS REQUIRED IMPORTED_TARGET pgas)
+add_executable(hello hello.cpp)
+target_compile_features(hello PRIVATE cxx_std_20)
+target_link_libraries(hello PRIVATE PkgConfig::PGAS)
+EOF
+if ! PKG_CONFIG_PATH="$stage/pc" cmake -S "$stage/cmake" -B "$stage/cmake/b" >"$stage/cmake.log" 2>&1 ||
+  ! cmake --build "$stage/cmake/b" >>"$stage/cmake.log" 2>&1; then
+  echo "FAIL: the README's CMake recipe does not build:"
+  cat "$stage/cmake.log"
+  fail=1
+elif [ "$(LD_LIBRARY_PATH=$(dirname "$lib") PGAS_THREADS=2 "$stage/cmake/b/hello" | grep -c '^hello from thread')" -ne 2 ]; then
+  echo "FAIL: the program built with CMake did not greet from 2 threads"
+  fail=1
+fi
+
 # Internals stay hidden: the OS door, env table, faults, space, arenas, barrier internals. The
 # symbol list is read whole first: `grep -q` on a pipe would close it early, and under pipefail
 # nm's SIGPIPE would read as a missing symbol.
@@ -55,5 +78,5 @@ if ! grep -q ' pgas::run(int, char\*\*' <<<"$symbols"; then
   echo "FAIL: libpgas does not export pgas::run"
   fail=1
 fi
-[ "$fail" -eq 0 ] && echo "ok: installed, built with pkg-config alone, ran on 2 threads; internals hidden"
+[ "$fail" -eq 0 ] && echo "ok: installed, built with pkg-config alone and with CMake, ran on 2 threads; internals hidden"
 exit "$fail"

@@ -1,7 +1,7 @@
 // Tests pgas/layout.hpp and src/models/layout.cpp, the pure layout model of shared arrays: a brute
 // force reference (blocks or tiles enumerated in order and dealt to threads one by one) is
 // compared with layout::place, place_linear, elements_on, part_elements, blocks and
-// block_elements on thousands of random declarations; the figures of papers/000 and papers/004
+// block_elements on thousands of random declarations; the figures of Serres et al. and Barton et al.
 // are checked exactly; and every documented construction error is provoked.
 
 #include <pgas/layout.hpp>
@@ -316,7 +316,7 @@ TEST_CASE("layout: hand-picked edge cases agree with the model", "[layout]") {
   }
 }
 
-TEST_CASE("layout: papers/000, shared [3] int array[4][3] on 2 threads", "[layout][paper]") {
+TEST_CASE("layout: Serres et al., shared [3] int array[4][3] on 2 threads", "[layout][paper]") {
   // Rows 0 and 2 (elements 1, 2, 3, 7, 8, 9) are stored contiguously on thread 0, rows 1 and 3
   // on thread 1.
   const layout lay({4, 3}, block_spec::cyclic(3), 2);
@@ -338,7 +338,7 @@ TEST_CASE("layout: papers/000, shared [3] int array[4][3] on 2 threads", "[layou
   CHECK(lay.declaration("int", "array") == "shared [3] int array[4][3]");
 }
 
-TEST_CASE("layout: papers/004, shared [2][3] int A[8][9] on 8 threads", "[layout][paper]") {
+TEST_CASE("layout: Barton et al., shared [2][3] int A[8][9] on 8 threads", "[layout][paper]") {
   // The owner grid as printed in the paper ("Computing Cuts").
   const std::string paper =
       "0 0 0 1 1 1 2 2 2\n"

@@ -38,7 +38,7 @@ struct s24 {
 };
 static_assert(sizeof(s24) == 24);
 
-// Word sizes (DESIGN.md: one 64-bit word; a run-time block adds a pointer to its divider).
+// Word sizes (one 64-bit word; a run-time block adds a pointer to its divider).
 static_assert(sizeof(sptr<int>) == 8);
 static_assert(sizeof(sptr<char, 3>) == 8);
 static_assert(sizeof(sptr<s24, 1000>) == 8);

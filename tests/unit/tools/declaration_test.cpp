@@ -200,14 +200,14 @@ TEST_CASE("sizes are expressions of THREADS, evaluated per thread count", "[decl
 }
 
 TEST_CASE("layout_for is pgas::layout of the evaluated declaration", "[declaration]") {
-  // papers/000 figure 3: rows 0 and 2 on thread 0, rows 1 and 3 on thread 1.
+  // Serres et al. figure 3: rows 0 and 2 on thread 0, rows 1 and 3 on thread 1.
   const pgas::layout p0 = declaration::parse("shared [3] int array[4][3]").layout_for(2);
   CHECK(p0.extents() == sizes{4, 3});
   for (std::size_t i = 0; i < 4; ++i) {
     for (std::size_t j = 0; j < 3; ++j)
       CHECK(p0.place({i, j}).thread == static_cast<int>(i % 2));
   }
-  // papers/004: shared [2][3] int A[8][9] on 8 threads.
+  // Barton et al.: shared [2][3] int A[8][9] on 8 threads.
   const pgas::layout p4 = declaration::parse("shared [2][3] int A[8][9]").layout_for(8);
   const pgas::layout direct({8, 9}, block_spec::tiles({2, 3}), 8);
   CHECK(p4.blocks() == direct.blocks());

@@ -1,5 +1,5 @@
 // Tests src/models/table_shape.cpp, the pure model of inter-thread privatization tables
-// (pgas/table_model.hpp, papers/000 section IV): the paper's eq. 1 worked example, the layout
+// (pgas/table_model.hpp, Serres et al. section IV): the paper's eq. 1 worked example, the layout
 // kinds (rows in blocks, blocks in rows, tile rows) on hand-picked declarations, why_not's
 // reasons naming the row, threads and column where a row crosses a block, overflow, and n−1
 // level sizes against hand-computed eq. 1 sums. A brute-force property test walks thousands of
@@ -271,7 +271,7 @@ TEST_CASE("blocks in rows: rows a multiple of B, 1-D arrays, partial last block"
 TEST_CASE("tile rows: every tile layout, padded edge tiles included", "[table_shape]") {
   const kind t = kind::tile_rows;
   const std::vector<kind_case> cases = {
-      // papers/004's example: 2×3 tiles of an 8×9 array.
+      // Barton et al.'s example: 2×3 tiles of an 8×9 array.
       {{8, 9}, block_spec::tiles({2, 3}), 4, t, 3, 3, {8, 3}},
       // Padded edge tiles: 9 = 4 + 4 + 1.
       {{5, 9}, block_spec::tiles({2, 4}), 3, t, 4, 3, {5, 3}},

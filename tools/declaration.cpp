@@ -226,7 +226,13 @@ std::string declaration_error::excerpt(std::size_t indent) const {
 // The parser proper: one instance per parse(), filling a declaration as it goes.
 class declaration_parser {
  public:
-  explicit declaration_parser(std::string_view text) : tokens_(tokenize(text)) {
+  explicit declaration_parser(std::string_view text) {
+    if (text.size() > declaration::max_length) {
+      throw declaration_error(fmt::format("the declaration is {} bytes long; at most {} are read",
+                                          text.size(), declaration::max_length),
+                              std::string(text.substr(0, 80)), 0);
+    }
+    tokens_ = tokenize(text);
     d_.text_ = std::string(text);
   }
 
@@ -425,8 +431,17 @@ class declaration_parser {
 
   int add_node(declaration::node::op what, std::size_t column, int lhs = -1, int rhs = -1,
                std::int64_t value = 0) {
-    d_.nodes_.push_back({what, value, column, lhs, rhs});
+    const auto depth_of = [&](int n) { return n < 0 ? 0 : d_.nodes_[n].depth; };
+    const int depth = 1 + std::max(depth_of(lhs), depth_of(rhs));
+    check_depth(depth, column);
+    d_.nodes_.push_back({what, value, column, lhs, rhs, depth});
     return static_cast<int>(d_.nodes_.size() - 1);
+  }
+
+  void check_depth(int depth, std::size_t column) const {
+    if (depth > declaration::max_depth) {
+      fail(fmt::format("the expression nests more than {} deep", declaration::max_depth), column);
+    }
   }
 
   int parse_sum() {
@@ -455,16 +470,12 @@ class declaration_parser {
 
   int parse_unary() {
     const token& t = peek();
-    if (t.is("+")) {
+    if (t.is("+") || t.is("-") || t.is("(")) {
+      // Unary signs and parentheses recurse: count them so that the stack stays bounded.
+      const nesting guard(*this, t.column);
       next();
-      return parse_unary();
-    }
-    if (t.is("-")) {
-      next();
-      return add_node(declaration::node::op::negate, t.column, parse_unary());
-    }
-    if (t.is("(")) {
-      next();
+      if (t.is("+")) return parse_unary();
+      if (t.is("-")) return add_node(declaration::node::op::negate, t.column, parse_unary());
       const int inner = parse_sum();
       expect(")", "expected ')' to close the parenthesis");
       return inner;
@@ -497,8 +508,20 @@ class declaration_parser {
          t.column);
   }
 
+  // One level of recursion through parse_unary, refused beyond declaration::max_depth.
+  struct nesting {
+    nesting(declaration_parser& p, std::size_t column) : p_(p) {
+      p_.check_depth(++p_.nesting_, column);
+    }
+    ~nesting() { --p_.nesting_; }
+    nesting(const nesting&) = delete;
+    nesting& operator=(const nesting&) = delete;
+    declaration_parser& p_;
+  };
+
   std::vector<token> tokens_;
   std::size_t pos_ = 0;
+  int nesting_ = 0;  // parse_unary recursion depth
   declaration d_;
   type_words type_;
   bool saw_threads_ = false;  // in the expression being parsed

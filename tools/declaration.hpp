@@ -32,6 +32,11 @@
 // with a leading 0, hexadecimal with 0x; suffixes u, l, ll accepted and ignored). Expressions
 // are evaluated in 64-bit signed arithmetic, `/` and `%` truncating as in C.
 //
+// Limits: a declaration is at most declaration::max_length bytes, and an expression nests at
+// most declaration::max_depth operators and parentheses deep (`-(-(-1))` is 6); beyond either
+// the parse fails with a declaration_error like any other syntax error, so hostile input costs
+// bounded time and stack.
+//
 // Errors: every error is a declaration_error that names the problem and the position of the
 // offending token, so a tool can echo the declaration with a caret under it.
 #pragma once
@@ -81,12 +86,18 @@ struct element_type {
 /// it never changes, and its const functions may be called from several threads at once.
 class declaration {
  public:
+  /// The longest declaration text parse() reads, in bytes.
+  static constexpr std::size_t max_length = 64 * 1024;
+  /// How deep an expression may nest (operators and parentheses on the path to a leaf).
+  static constexpr int max_depth = 200;
+
   /// Parses `text`. Throws declaration_error for anything outside the grammar above: a missing
   /// `shared`, an unknown or invalid type (`unsigned double`), a missing name, a missing, empty
   /// or unclosed extent, a bad layout qualifier (`[*]` or `[]` with tiles, a tile count that
   /// differs from the number of dimensions), a name other than THREADS in an expression, a bad
-  /// integer literal, more than pgas::layout::max_rank dimensions, or anything after the
-  /// declaration. Values are not checked here: they may depend on THREADS.
+  /// integer literal, more than pgas::layout::max_rank dimensions, a text longer than
+  /// max_length or an expression deeper than max_depth, or anything after the declaration.
+  /// Values are not checked here: they may depend on THREADS.
   static declaration parse(std::string_view text);
 
   /// The declaration as given to parse().
@@ -135,6 +146,7 @@ class declaration {
     std::size_t column = 0;  // the operator or operand token
     int lhs = -1;
     int rhs = -1;
+    int depth = 1;  // of the subtree this node roots
   };
   friend class declaration_parser;
 

@@ -412,3 +412,26 @@ TEST_CASE("a thread count below 1 is the caller's mistake, not the declaration's
     CHECK_THAT(e.what(), Catch::Contains("THREADS must be at least 1"));
   }
 }
+
+TEST_CASE("hostile input is refused within bounded stack and time", "[declaration]") {
+  const std::string deep_unary = "shared int A[" + std::string(50'000, '-') + "1]";
+  const std::string deep_parens =
+      "shared int A[" + std::string(30'000, '(') + "1" + std::string(30'000, ')') + "]";
+  std::string long_sum = "shared int A[1";
+  for (int i = 0; i < 300; ++i)
+    long_sum += "+1";
+  long_sum += "]";
+  for (const std::string& text : {deep_unary, deep_parens, long_sum}) {
+    const auto e = error_of(text);
+    REQUIRE(e);
+    CHECK_THAT(e->what(), Catch::Matchers::Contains("nests more than 200 deep"));
+  }
+  const auto huge = error_of("shared int A[" + std::string(declaration::max_length, '1') + "]");
+  REQUIRE(huge);
+  CHECK_THAT(huge->what(), Catch::Matchers::Contains("at most 65536 are read"));
+
+  // Right at the limits it still parses and evaluates.
+  const std::string signs = std::string(declaration::max_depth - 2, '-');  // an even count: +8
+  const declaration d = declaration::parse("shared int A[" + signs + "8]");
+  CHECK(d.layout_for(1).extents()[0] == 8);
+}

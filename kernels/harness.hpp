@@ -24,6 +24,8 @@
 #include <cstdlib>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <pgas/runtime.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -65,11 +67,15 @@ inline kernel_args parse_kernel_args(int argc, char** argv, const std::string& k
   return a;
 }
 
-/// Threads an openmp variant uses: PGAS_THREADS (what pgasrun -n sets), default 1.
+/// Threads an openmp variant uses: THREADS as a job would resolve it (pgasrun -n), default 1.
+/// A malformed PGAS_* variable is a usage error, as it is for a job.
 inline int openmp_threads() {
-  const char* v = std::getenv("PGAS_THREADS");
-  const int n = v != nullptr ? std::atoi(v) : 1;
-  return n >= 1 ? n : 1;
+  try {
+    return *pgas::run_options{}.resolved().threads;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    std::exit(2);
+  }
 }
 
 struct timing {

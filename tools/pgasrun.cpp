@@ -1,26 +1,26 @@
 // tools/pgasrun.cpp — the job launcher: `pgasrun -n N [OPTIONS] [--] PROGRAM [ARGS...]`.
 //
 // pgasrun speaks like mpirun/upcrun but starts no thread itself: it validates its options, turns
-// them into the PGAS_* environment variables declared in src/env.hpp, and execvp()s PROGRAM, so
-// start-up costs one exec and the job's exit status is the program's own. pgas::run() inside the
-// program reads the variables. `--dry-run` prints the placement the library would compute instead.
+// them into the PGAS_* environment variables declared in src/base/env.hpp, and execvp()s
+// PROGRAM, so start-up costs one exec and the job's exit status is the program's own. Which
+// option sets which variable, and how its value is checked, come from that table: every row
+// with a pgasrun option is validated with the row's parser and exported under the row's name.
+// pgas::run() inside the program reads the variables. `--dry-run` prints the placement the
+// library would compute instead.
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <pgas/config.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/topology.hpp>
 
@@ -81,32 +81,13 @@ constexpr const char* footer =
     "Exit status: the program's own; 2 for a usage error; 127 when PROGRAM cannot\n"
     "be started. Every PGAS_* variable: pgasrun --help-env. Manual: man pgasrun.";
 
-// The thread count as typed: the messages say what was wrong with the text itself, which a
-// CLI11 integer option would not ("-n -3" must read as a value, and name the limit).
-int parse_threads(const std::string& text) {
-  const int max = pgas::config::max_threads;
-  long value = 0;
-  const char* first = text.data();
-  const char* last = first + text.size();
+// mpirun's single-dash "-np 4" reaches us as -n with the value "p…": say how to write it.
+void check_not_np(const CLI::Option* n_opt) {
+  if (n_opt->count() == 0) return;
+  const std::string text = n_opt->as<std::string>();
   if (!text.empty() && text[0] == 'p') {
-    // mpirun's single-dash "-np 4" reaches us as -n with the value "p".
     throw usage_error("unknown option '-n" + text + "' (write -n N or --np N)");
   }
-  auto [end, ec] = std::from_chars(first, last, value);
-  if (text.empty() || end != last || (ec != std::errc{} && ec != std::errc::result_out_of_range)) {
-    throw usage_error("-n '" + text + "' is not a whole number of threads (1 to " +
-                      std::to_string(max) + ")");
-  }
-  if (ec == std::errc::result_out_of_range) value = text[0] == '-' ? -1 : max + 1L;
-  if (value < 1) {
-    throw usage_error("-n " + text + ": a job needs at least 1 thread");
-  }
-  if (value > max) {
-    throw usage_error("-n " + text + ": more than the maximum of " + std::to_string(max) +
-                      " threads (pgas was configured with -Dmax_threads=" + std::to_string(max) +
-                      ")");
-  }
-  return static_cast<int>(value);
 }
 
 // What execvp() would run, found the way it searches, so that "not found" and "not executable"
@@ -144,27 +125,20 @@ void set_env(const char* name, const std::string& value) {
   }
 }
 
-// The options as typed; which ones were given is read from CLI11 (only those are exported, so
-// an inherited PGAS_* variable stays in force when its option is absent).
+// The flags that are pgasrun's own; the options that set PGAS_* variables are read back from
+// CLI11 by name (only those given are exported, so an inherited PGAS_* variable stays in force
+// when its option is absent).
 struct launch_options {
-  std::string threads = "1";
-  std::string bind_to;
-  std::string map_by;
-  std::string topology;
-  std::string shared_heap;
-  std::string report;
-  bool report_bindings = false;
   bool dry_run = false;
-  bool verbose = false;
   bool help_env = false;
 };
 
-// --dry-run: the plan pgas::run() would make, from the library's own code and from the same
-// environment the program would see (so inherited PGAS_* variables count too).
-int dry_run(const pgas::run_options& given) {
+// --dry-run: the plan pgas::run() would make, from the library's own code and from the
+// environment the program would see (what pgasrun exported, and inherited PGAS_* variables).
+int dry_run() {
   pgas::run_options opts;
   try {
-    opts = given.resolved();
+    opts = pgas::run_options{}.resolved();
   } catch (const std::invalid_argument& e) {
     throw usage_error(e.what());
   }
@@ -201,51 +175,55 @@ int launch(int argc, char** argv) {
   app.prefix_command();
 
   // Descriptions are wrapped by hand: CLI11 indents after '\n' but does not wrap, and the
-  // description column starts at 34, which leaves 45 characters in 80 columns.
-  auto* n_opt = app.add_option("-n,--np", o.threads, "Number of UPC threads (default 1)")
+  // description column starts at 34, which leaves 45 characters in 80 columns. Each option
+  // that sets a variable is named in the variable's row (src/base/env.cpp); its value is
+  // checked and exported below from that row, read back from CLI11 by the option's name.
+  auto* n_opt = app.add_option("-n,--np", "Number of UPC threads (default 1)")
                     ->type_name("N")
                     ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  auto* bind_opt = app.add_option("--bind-to", o.bind_to,
-                                  "What each thread is bound to: the PUs of its\n"
-                                  "core (default), NUMA node or package, or none")
-                       ->type_name("core|numa|socket|none")
-                       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  auto* map_opt = app.add_option("--map-by", o.map_by,
-                                 "How threads are dealt: over PUs in order\n"
-                                 "(core, default) or round-robin over NUMA\n"
-                                 "nodes or packages (numa, socket)")
-                      ->type_name("core|numa|socket")
-                      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.add_flag("--report-bindings", o.report_bindings,
-               "Print each thread's PU, core, L3, NUMA node\n"
-               "and package on stderr at start-up");
-  auto* topo_opt = app.add_option("--topology", o.topology,
+  app.add_option("--bind-to",
+                 "What each thread is bound to: the PUs of its\n"
+                 "core (default), NUMA node or package, or none")
+      ->type_name("core|numa|socket|none")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--map-by",
+                 "How threads are dealt: over PUs in order\n"
+                 "(core, default) or round-robin over NUMA\n"
+                 "nodes or packages (numa, socket)")
+      ->type_name("core|numa|socket")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_flag("--report-bindings")
+      ->description(
+          "Print each thread's PU, core, L3, NUMA node\n"
+          "and package on stderr at start-up");
+  auto* topo_opt = app.add_option("--topology",
                                   "Plan for a described machine (an hwloc\n"
                                   "synthetic description or XML export)\n"
                                   "instead of this one: the plan is reported,\n"
                                   "never applied")
                        ->type_name("synthetic:DESC|FILE.xml")
                        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  auto* heap_opt = app.add_option("--shared-heap", o.shared_heap,
-                                  "Most shared memory one thread may have\n"
-                                  "allocated (k/m/g/t suffixes; default\n"
-                                  "unlimited)")
-                       ->type_name("SIZE")
-                       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  auto* report_opt = app.add_option("--report", o.report,
-                                    "Reports printed on stderr when the job\n"
-                                    "ends, comma-separated: memory (shared\n"
-                                    "memory per thread), tables (privatization\n"
-                                    "tables, their replicas and bytes)")
-                         ->type_name("memory,tables")
-                         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--shared-heap",
+                 "Most shared memory one thread may have\n"
+                 "allocated (k/m/g/t suffixes; default\n"
+                 "unlimited)")
+      ->type_name("SIZE")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--report",
+                 "Reports printed on stderr when the job\n"
+                 "ends, comma-separated: memory (shared\n"
+                 "memory per thread), tables (privatization\n"
+                 "tables, their replicas and bytes)")
+      ->type_name("memory,tables")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_flag("--dry-run", o.dry_run,
                "Print the placement on stdout and exit\n"
                "without running anything (PROGRAM is then\n"
                "optional)");
-  app.add_flag("-v,--verbose", o.verbose,
-               "Print what pgasrun executes, and every\n"
-               "PGAS_* setting at start-up");
+  auto* verbose_opt = app.add_flag("-v,--verbose")
+                          ->description(
+                              "Print what pgasrun executes, and every\n"
+                              "PGAS_* setting at start-up");
   app.add_flag("--help-env", o.help_env,
                "Print every PGAS_* environment variable and\n"
                "exit");
@@ -253,73 +231,45 @@ int launch(int argc, char** argv) {
   if (!pgas::tools::parse_command_line(app, argc, argv, " (see pgasrun --help)", false, "--np",
                                        "-n"))
     return 0;
+  // An unknown option is an error whatever else was asked for, --help-env included.
+  const std::vector<std::string> command = app.command();
   if (o.help_env) {
     std::fputs(pgas::detail::env_help().c_str(), stdout);
     return 0;
   }
-  const std::vector<std::string> command = app.command();
 
-  // Validate everything given before anything runs: a mistake is a usage error here, not a
-  // failed job later.
-  pgas::run_options given;
-  if (n_opt->count() > 0) given.threads = parse_threads(o.threads);
-  try {
-    if (bind_opt->count() > 0) given.bind_to = pgas::parse_bind_policy(o.bind_to);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(std::string("--bind-to: ") + e.what());
-  }
-  try {
-    if (map_opt->count() > 0) given.map_by = pgas::parse_map_policy(o.map_by);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(std::string("--map-by: ") + e.what());
-  }
-  if (topo_opt->count() > 0) {
-    if (o.topology.empty()) throw usage_error("--topology needs a synthetic:DESC or an XML file");
-    given.topology = o.topology;
-    // Only a described machine is loaded here; the real one costs the runtime a topology load
-    // anyway, and pgasrun's start-up should stay one exec.
-    if (!o.dry_run) (void)pgas::machine::from_spec(o.topology);
-  }
-  if (o.report_bindings) given.report_bindings = true;
-  if (heap_opt->count() > 0 && o.shared_heap != "unlimited") {
+  // Validate everything given before anything runs, each value with its variable's parser: a
+  // mistake is a usage error here, not a failed job later.
+  check_not_np(n_opt);
+  std::vector<std::pair<std::string, std::string>> exports;  // name, value
+  for (const pgas::detail::env_var& v : pgas::detail::env_table()) {
+    if (v.pgasrun_option.empty()) continue;
+    const CLI::Option* opt = app.get_option(std::string(v.pgasrun_option));
+    if (opt->count() == 0) continue;
+    // A flag sets its boolean variable.
+    std::string text = v.kind == pgas::detail::env_kind::boolean ? "1" : opt->as<std::string>();
     try {
-      (void)pgas::detail::env_parse_size("--shared-heap", o.shared_heap, 1);
+      pgas::detail::env_check(v.id, text, v.pgasrun_option);
     } catch (const std::invalid_argument& e) {
       throw usage_error(e.what());
     }
+    exports.emplace_back(v.name, std::move(text));
   }
-  if (report_opt->count() > 0) {
-    std::string_view rest = o.report;
-    while (true) {
-      const std::size_t comma = rest.find(',');
-      const std::string_view word = rest.substr(0, comma);
-      if (word != "memory" && word != "tables") {
-        throw usage_error("--report: unknown report '" + std::string(word) +
-                          "' (expected memory, tables or both, comma-separated)");
-      }
-      if (comma == std::string_view::npos) break;
-      rest = rest.substr(comma + 1);
-    }
+  // Only a described machine is loaded here; the real one costs the runtime a topology load
+  // anyway, and pgasrun's start-up should stay one exec.
+  if (topo_opt->count() > 0 && !o.dry_run) {
+    (void)pgas::machine::from_spec(topo_opt->as<std::string>());
   }
-
-  if (o.dry_run) return dry_run(given);
-  if (command.empty()) throw usage_error("no program to run (see pgasrun --help)");
-  check_program(command.front());
 
   std::string exported;
-  auto export_var = [&](const char* name, const std::string& value) {
-    set_env(name, value);
-    exported += std::string(name) + "=" + value + " ";
-  };
-  if (given.threads) export_var("PGAS_THREADS", std::to_string(*given.threads));
-  if (given.bind_to) export_var("PGAS_BIND_TO", std::string(pgas::to_string(*given.bind_to)));
-  if (given.map_by) export_var("PGAS_MAP_BY", std::string(pgas::to_string(*given.map_by)));
-  if (o.report_bindings) export_var("PGAS_REPORT_BINDINGS", "1");
-  if (given.topology) export_var("PGAS_TOPOLOGY", *given.topology);
-  if (heap_opt->count() > 0) export_var("PGAS_SHARED_HEAP_SIZE", o.shared_heap);
-  if (report_opt->count() > 0) export_var("PGAS_REPORT", o.report);
-  if (o.verbose) {
-    export_var("PGAS_VERBOSE", "1");
+  for (const auto& [name, text] : exports) {
+    set_env(name.c_str(), text);
+    exported += name + "=" + text + " ";
+  }
+  if (o.dry_run) return dry_run();
+  if (command.empty()) throw usage_error("no program to run (see pgasrun --help)");
+  check_program(command.front());
+  if (verbose_opt->count() > 0) {
     std::string line = "pgasrun: " + exported + "exec";
     for (const auto& arg : command)
       line += " " + arg;

@@ -56,6 +56,7 @@ struct job {
   std::size_t shared_heap_limit = 0;  // 0: none
   bool report_memory = false;
   bool report_tables = false;
+  bool tables_auto = true;  // PGAS_TABLES: shared arrays may build automatic tables
   body_function body;
   int argc = 0;
   char** argv = nullptr;

@@ -1,9 +1,10 @@
 // src/job/runtime.cpp — pgas::run: starting a job of pinned threads, running the body in each,
 // joining them and combining their exit statuses.
 //
-// Start-up order: resolve options (env) -> load the machine -> plan placement -> install
-// fault handlers -> bind thread 0 -> create threads 1..N-1 (each binds itself) -> run the
-// body. Thread 0's original binding is restored afterwards, since it is the caller's thread.
+// Start-up order: read the run settings (the environment, src/job/run_options.cpp) -> load
+// the machine -> plan placement -> install fault handlers -> bind thread 0 -> create threads
+// 1..N-1 (each binds itself) -> run the body. Thread 0's original binding is restored afterwards,
+// since it is the caller's thread.
 
 #include <fmt/format.h>
 
@@ -12,17 +13,16 @@
 #include <stdexcept>
 #include <thread>
 
-#include <pgas/config.hpp>
 #include <pgas/runtime.hpp>
 
 #include "alloc/arenas.hpp"
 #include "alloc/replicas.hpp"
 #include "alloc/space.hpp"
-#include "src/base/env.hpp"
 #include "src/base/faults.hpp"
 #include "src/base/os.hpp"
 #include "src/job/barrier.hpp"
 #include "src/job/job.hpp"
+#include "src/job/run_options.hpp"
 
 namespace pgas {
 
@@ -83,24 +83,6 @@ namespace {
   detail::os_exit(2);
 }
 
-// PGAS_REPORT: a comma-separated list of report names.
-void parse_reports(std::string_view text, detail::job& j) {
-  while (!text.empty()) {
-    const std::size_t comma = text.find(',');
-    const std::string_view word = text.substr(0, comma);
-    if (word == "memory") {
-      j.report_memory = true;
-    } else if (word == "tables") {
-      j.report_tables = true;
-    } else {
-      throw std::invalid_argument(fmt::format(
-          "PGAS_REPORT: unknown report '{}' (expected memory, tables or both, comma-separated)",
-          word));
-    }
-    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
-  }
-}
-
 void thread_body(detail::job& j, int t) {
   detail::tls_mythread = t;
   detail::faults_thread_start();
@@ -140,35 +122,6 @@ int run_thread0(detail::job& j) noexcept {
 
 }  // namespace
 
-run_options run_options::resolved() const {
-  run_options r = *this;
-  using detail::env_get;
-  if (!r.threads) {
-    auto v = env_get("PGAS_THREADS");
-    r.threads =
-        v ? static_cast<int>(detail::env_parse_int("PGAS_THREADS", *v, 1, config::max_threads)) : 1;
-  } else if (*r.threads < 1 || *r.threads > config::max_threads) {
-    throw std::invalid_argument(fmt::format("the thread count {} is not between 1 and {}",
-                                            *r.threads, config::max_threads));
-  }
-  auto word = [](std::string_view name, auto parse) {
-    auto v = env_get(name);
-    try {
-      return parse(v ? std::string_view(*v) : std::string_view("core"));
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(fmt::format("{}: {}", name, e.what()));
-    }
-  };
-  if (!r.bind_to) r.bind_to = word("PGAS_BIND_TO", parse_bind_policy);
-  if (!r.map_by) r.map_by = word("PGAS_MAP_BY", parse_map_policy);
-  if (!r.report_bindings) {
-    auto v = env_get("PGAS_REPORT_BINDINGS");
-    r.report_bindings = v ? detail::env_parse_bool("PGAS_REPORT_BINDINGS", *v) : false;
-  }
-  if (!r.topology) r.topology = env_get("PGAS_TOPOLOGY").value_or("");
-  return r;
-}
-
 int run(int argc, char** argv, body_function body) {
   return run(run_options{}, argc, argv, std::move(body));
 }
@@ -178,28 +131,21 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
     start_error("pgas::run() called while a job is already running (jobs do not nest)");
   }
   auto j = std::make_unique<detail::job>();
+  detail::run_settings settings;
   try {
-    j->options = options.resolved();
-    auto spin = detail::env_get("PGAS_SPIN");
-    if (spin && *spin != "adaptive") {
-      j->wait.spin = static_cast<int>(detail::env_parse_int("PGAS_SPIN", *spin, 0, 100'000'000));
-    }
-    auto stack = detail::env_get("PGAS_STACK_SIZE");
-    j->stack_bytes =
-        stack ? detail::env_parse_size("PGAS_STACK_SIZE", *stack, 64 * 1024) : std::size_t{8} << 20;
-    auto heap = detail::env_get("PGAS_SHARED_HEAP_SIZE");
-    if (heap && *heap != "unlimited") {
-      j->shared_heap_limit = detail::env_parse_size("PGAS_SHARED_HEAP_SIZE", *heap, 1);
-    }
-    auto report = detail::env_get("PGAS_REPORT");
-    if (report) parse_reports(*report, *j);
-    if (detail::env_get("PGAS_VERBOSE") &&
-        detail::env_parse_bool("PGAS_VERBOSE", *detail::env_get("PGAS_VERBOSE"))) {
-      detail::os_write_stderr(detail::env_dump());
-    }
+    settings = detail::run_settings_read(options);
   } catch (const std::invalid_argument& e) {
     start_error(e.what());
   }
+  detail::os_write_stderr(settings.warnings);
+  detail::os_write_stderr(settings.verbose_dump);
+  j->options = settings.options;
+  if (settings.spin) j->wait.spin = *settings.spin;
+  j->stack_bytes = settings.stack_bytes;
+  j->shared_heap_limit = settings.shared_heap_limit;
+  j->report_memory = settings.report_memory;
+  j->report_tables = settings.report_tables;
+  j->tables_auto = settings.tables_auto;
   const run_options& o = j->options;
   j->threads = *o.threads;
   try {
@@ -220,7 +166,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
                                       : static_cast<int>(std::thread::hardware_concurrency());
   j->oversubscribed = j->threads > cpus;
   if (j->oversubscribed) {
-    if (!detail::env_get("PGAS_SPIN")) j->wait.spin = 50;
+    if (!settings.spin) j->wait.spin = 50;
     detail::os_write_stderr(
         fmt::format("pgas: warning: {} threads on {} processing unit{}: threads share PUs and "
                     "waiting threads yield instead of spinning\n",

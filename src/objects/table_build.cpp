@@ -21,7 +21,6 @@
 
 #include "alloc/replicas.hpp"
 #include "alloc/space.hpp"
-#include "src/base/env.hpp"
 #include "src/base/faults.hpp"
 #include "src/base/os.hpp"
 #include "src/job/barrier.hpp"
@@ -250,11 +249,8 @@ std::size_t table_mapped_bytes(const table_state* s) noexcept {
 }
 
 bool tables_auto_enabled() noexcept {
-  static const bool enabled = [] {
-    const auto v = env_get("PGAS_TABLES");
-    return !v || *v != "off";
-  }();
-  return enabled;
+  const job* j = job_current();
+  return j == nullptr || j->tables_auto;
 }
 
 bool table_auto_pays(const layout& l, std::size_t element_size, const table_shape& shape,

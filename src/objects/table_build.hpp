@@ -9,7 +9,8 @@
 
 namespace pgas::detail {
 
-/// True when shared arrays may build automatic tables (PGAS_TABLES is not "off").
+/// True when shared arrays may build automatic tables: the running job's tables mode
+/// (PGAS_TABLES, read by the run options), true outside a job.
 bool tables_auto_enabled() noexcept;
 /// Whether an automatic table pays for `l`: it applies and all replicas together cost at most
 /// 1/32 of the data. Identical on every thread.

@@ -370,6 +370,35 @@ TEST_CASE("a program given a malformed PGAS_THREADS exits 2 naming the variable"
   }
 }
 
+TEST_CASE("a program given any malformed PGAS_* variable exits 2 naming it", "[run]") {
+  for (const char* setting :
+       {"PGAS_BIND_TO=banana", "PGAS_MAP_BY=none", "PGAS_REPORT_BINDINGS=maybe", "PGAS_SPIN=fast",
+        "PGAS_STACK_SIZE=1k", "PGAS_SHARED_HEAP_SIZE=lots", "PGAS_REPORT=everything",
+        "PGAS_VERBOSE=2", "PGAS_TABLES=0", "PGAS_TABLES=false", "PGAS_TABLES=abc"}) {
+    const result r = run_command({program("hello")}, kill_after, {setting});
+    INFO(setting << " hello");
+    require_exit(r, 2);
+    INFO(r);
+    const std::string text = setting;
+    const std::string name = text.substr(0, text.find('='));
+    const std::string value = text.substr(text.find('=') + 1);
+    CHECK(contains(r.err, "pgas: error: " + name + "='" + value + "'"));
+    CHECK_FALSE(contains(r.out, "hello from"));
+  }
+}
+
+TEST_CASE("a misspelt PGAS_* variable draws one warning naming the nearest", "[run]") {
+  const result r = run_command({program("hello")}, kill_after, {"PGAS_THREADZ=2"});
+  require_exit(r, 0);
+  INFO(r);
+  const auto lines = lines_of(r.err);
+  REQUIRE(lines.size() == 1);
+  CHECK(contains(lines[0], "PGAS_THREADZ"));
+  CHECK(contains(lines[0], "did you mean PGAS_THREADS?"));
+  CHECK(contains(r.out, "hello from thread 0 of 1\n"));
+  CHECK_FALSE(contains(r.out, "of 2"));
+}
+
 TEST_CASE("exit status: the first non-zero return value in thread order", "[run][exit]") {
   SECTION("one thread returns a code") {
     const result r = launch_program(4, "exit_codes", {"2", "42"});
@@ -615,6 +644,13 @@ TEST_CASE("pgasrun usage errors: status 2 and one 'pgasrun: error:' line", "[pga
   require_usage_error({"-n", "2", "--map-by", "banana", hello}, 2, "banana");
   require_usage_error({"-n", "2", "--shared-heap", "lots", hello}, 2, "lots");
   require_usage_error({"-n", "2", "--report", "everything", hello}, 2, "everything");
+  // Each value is checked by its variable's parser, as the runtime would read it.
+  require_usage_error({"-n", "2", "--shared-heap", "0", hello}, 2, "minimum");
+  require_usage_error({"-n", "2", "--report", "memory,", hello}, 2, "--report='memory,'");
+  require_usage_error({"-n", "2", "--topology", "", hello}, 2, "--topology");
+  require_usage_error({"-np", "2", hello}, 2, "-n N or --np N");
+  // An unknown option is an error even beside --help-env.
+  require_usage_error({"--help-env", "--bogus"}, 2, "bogus");
   // As a shell passes --topology synthetic:"bogus:7" (quotes removed) and with them kept.
   require_usage_error({"--topology", "synthetic:bogus:7", "--dry-run", "-n", "2", hello}, 2,
                       "bogus");
@@ -660,6 +696,39 @@ TEST_CASE("pgasrun --help and --version print on stdout and exit 0", "[pgasrun]"
     const char* version = std::getenv("EXPECTED_VERSION");
     if (version != nullptr) CHECK(contains(r.out, version));
   }
+}
+
+TEST_CASE("pgasrun exports each option it is given under the option's variable", "[pgasrun]") {
+  const result r =
+      launch({"-v", "-n", "2", "--bind-to", "none", "--map-by", "numa", "--report-bindings",
+              "--shared-heap", "1g", "--report", "memory", program("hello")});
+  require_exit(r, 0);
+  INFO(r);
+  CHECK(contains(r.out, "hello from thread 1 of 2\n"));
+  // What pgasrun says it exports, in the table's order, and what the runtime then reads.
+  CHECK(contains(r.err,
+                 "pgasrun: PGAS_THREADS=2 PGAS_BIND_TO=none PGAS_MAP_BY=numa "
+                 "PGAS_REPORT_BINDINGS=1 PGAS_VERBOSE=1 PGAS_SHARED_HEAP_SIZE=1g "
+                 "PGAS_REPORT=memory exec "));
+  for (const char* line :
+       {"pgas: PGAS_THREADS=2\n", "pgas: PGAS_BIND_TO=none\n", "pgas: PGAS_MAP_BY=numa\n",
+        "pgas: PGAS_REPORT_BINDINGS=1\n", "pgas: PGAS_VERBOSE=1\n",
+        "pgas: PGAS_SHARED_HEAP_SIZE=1g\n", "pgas: PGAS_REPORT=memory\n",
+        "pgas: PGAS_TOPOLOGY= (default)\n", "pgas: PGAS_SPIN=adaptive (default)\n",
+        "pgas: PGAS_TABLES=auto (default)\n"}) {
+    CHECK(contains(r.err, line));
+  }
+}
+
+TEST_CASE("pgasrun leaves variables whose option is absent as inherited", "[pgasrun]") {
+  const result r = run_command({pgasrun(), "-v", program("hello")}, kill_after,
+                               {"PGAS_THREADS=3", "PGAS_TABLES=off"});
+  require_exit(r, 0);
+  INFO(r);
+  CHECK(contains(r.err, "pgasrun: PGAS_VERBOSE=1 exec "));
+  CHECK(contains(r.err, "pgas: PGAS_THREADS=3\n"));
+  CHECK(contains(r.err, "pgas: PGAS_TABLES=off\n"));
+  CHECK(contains(r.out, "hello from thread 2 of 3\n"));
 }
 
 TEST_CASE("pgasrun --report-bindings prints one row per thread on stderr", "[pgasrun]") {

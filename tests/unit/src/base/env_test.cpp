@@ -1,71 +1,242 @@
-// Tests src/base/env.cpp: the PGAS_* declaration table and its strict parsers.
+// Tests src/base/env.cpp: the PGAS_* declaration table, its strict parsers, the typed readers
+// and the nearest-name lookup behind the unknown-variable warning.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <pgas/config.hpp>
 
 #include "src/base/env.hpp"
 
 using namespace pgas::detail;
 
-TEST_CASE("every variable is declared once with a description", "[env]") {
-  const auto& table = env_table();
-  REQUIRE(table.size() >= 6);
+namespace {
+
+// Sets (or, given null, unsets) a variable for the scope, and unsets it after.
+struct scoped_env {
+  std::string name;
+  scoped_env(std::string_view n, const char* value) : name(n) {
+    if (value != nullptr) {
+      ::setenv(name.c_str(), value, 1);
+    } else {
+      ::unsetenv(name.c_str());
+    }
+  }
+  ~scoped_env() { ::unsetenv(name.c_str()); }
+};
+
+std::string message_of(env_id id, std::string_view text, std::string_view what = {}) {
+  try {
+    env_check(id, text, what);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+}  // namespace
+
+TEST_CASE("every variable is declared once, in env_id order, with a description", "[env]") {
+  const auto table = env_table();
+  REQUIRE(table.size() == 11);
   for (std::size_t i = 0; i < table.size(); ++i) {
+    INFO(table[i].name);
+    CHECK(static_cast<std::size_t>(table[i].id) == i);
+    CHECK(&env_row(table[i].id) == &table[i]);
     CHECK(table[i].name.starts_with("PGAS_"));
     CHECK_FALSE(table[i].description.empty());
+    CHECK_FALSE(env_accepted(table[i]).empty());
     for (std::size_t k = i + 1; k < table.size(); ++k)
       CHECK(table[i].name != table[k].name);
   }
-  for (const char* name : {"PGAS_THREADS", "PGAS_BIND_TO", "PGAS_MAP_BY", "PGAS_REPORT_BINDINGS",
-                           "PGAS_TOPOLOGY", "PGAS_VERBOSE", "PGAS_SPIN", "PGAS_STACK_SIZE"}) {
-    CHECK(env_find(name).name == name);
+  CHECK(env_row(env_id::threads).name == "PGAS_THREADS");
+  CHECK(env_row(env_id::tables).name == "PGAS_TABLES");
+}
+
+TEST_CASE("every row parses its default", "[env]") {
+  for (const env_var& v : env_table()) {
+    INFO(v.name << " default '" << v.default_value << "'");
+    if (v.default_value.empty()) {
+      // An empty default means unset: empty text is no value of the row.
+      CHECK(message_of(v.id, "") != "(accepted)");
+      continue;
+    }
+    CHECK(message_of(v.id, v.default_value) == "(accepted)");
   }
 }
 
-TEST_CASE("help and dump mention every variable", "[env]") {
-  const std::string help = env_help();
-  const std::string dump = env_dump();
-  for (const auto& v : env_table()) {
-    CHECK(help.find(v.name) != std::string::npos);
-    CHECK(dump.find(v.name) != std::string::npos);
+TEST_CASE("unset variables read as their parsed defaults", "[env]") {
+  for (const env_var& v : env_table())
+    ::unsetenv(std::string(v.name).c_str());
+  CHECK(env_read<long>(env_id::threads) == 1);
+  CHECK(env_read<std::string_view>(env_id::bind_to) == "core");
+  CHECK(env_read<std::string_view>(env_id::map_by) == "core");
+  CHECK(env_read<bool>(env_id::report_bindings) == false);
+  CHECK_FALSE(env_read<std::string>(env_id::topology).has_value());
+  CHECK(env_read<bool>(env_id::verbose) == false);
+  CHECK_FALSE(env_read<long>(env_id::spin).has_value());  // adaptive
+  CHECK(env_read<std::size_t>(env_id::stack_size) == std::size_t{8} << 20);
+  CHECK_FALSE(env_read<std::size_t>(env_id::shared_heap_size).has_value());  // unlimited
+  CHECK_FALSE(env_read<std::vector<std::string_view>>(env_id::report).has_value());
+  CHECK(env_read<std::string_view>(env_id::tables) == "auto");
+}
+
+TEST_CASE("env_raw treats unset and empty alike", "[env]") {
+  {
+    scoped_env e("PGAS_TOPOLOGY", nullptr);
+    CHECK_FALSE(env_raw(env_id::topology).has_value());
   }
+  {
+    scoped_env e("PGAS_TOPOLOGY", "");
+    CHECK_FALSE(env_raw(env_id::topology).has_value());
+    CHECK_FALSE(env_read<std::string>(env_id::topology).has_value());
+  }
+  scoped_env e("PGAS_TOPOLOGY", "synthetic:pu:2");
+  CHECK(env_raw(env_id::topology) == "synthetic:pu:2");
+  CHECK(env_read<std::string>(env_id::topology) == "synthetic:pu:2");
 }
 
-TEST_CASE("env_get treats unset and empty alike", "[env]") {
-  ::unsetenv("PGAS_TOPOLOGY");
-  CHECK_FALSE(env_get("PGAS_TOPOLOGY").has_value());
-  ::setenv("PGAS_TOPOLOGY", "", 1);
-  CHECK_FALSE(env_get("PGAS_TOPOLOGY").has_value());
-  ::setenv("PGAS_TOPOLOGY", "synthetic:pu:2", 1);
-  CHECK(env_get("PGAS_TOPOLOGY") == "synthetic:pu:2");
-  ::unsetenv("PGAS_TOPOLOGY");
+TEST_CASE("set variables are parsed by their row", "[env]") {
+  scoped_env threads("PGAS_THREADS", "12");
+  scoped_env spin("PGAS_SPIN", "0");
+  scoped_env stack("PGAS_STACK_SIZE", "2M");
+  scoped_env heap("PGAS_SHARED_HEAP_SIZE", "3g");
+  scoped_env report("PGAS_REPORT", "tables,memory");
+  scoped_env tables("PGAS_TABLES", "off");
+  scoped_env verbose("PGAS_VERBOSE", "yes");
+  CHECK(env_read<long>(env_id::threads) == 12);
+  CHECK(env_read<long>(env_id::spin) == 0);
+  CHECK(env_read<std::size_t>(env_id::stack_size) == std::size_t{2} << 20);
+  CHECK(env_read<std::size_t>(env_id::shared_heap_size) == std::size_t{3} << 30);
+  CHECK(env_read<std::vector<std::string_view>>(env_id::report) ==
+        std::vector<std::string_view>{"tables", "memory"});
+  CHECK(env_read<std::string_view>(env_id::tables) == "off");
+  CHECK(env_read<bool>(env_id::verbose) == true);
 }
 
-TEST_CASE("integers are parsed whole and in range", "[env]") {
-  CHECK(env_parse_int("X", "12", 1, 100) == 12);
-  CHECK(env_parse_int("X", "1", 1, 100) == 1);
-  CHECK(env_parse_int("X", "100", 1, 100) == 100);
-  for (const char* bad :
-       {"0", "101", "-3", "abc", "12abc", " 12", "", "1e3", "99999999999999999999"}) {
+TEST_CASE("malformed values are rejected naming the variable and what it accepts", "[env]") {
+  struct bad_case {
+    env_id id;
+    const char* text;
+    const char* accepted;  // a piece of the message saying what is accepted
+  };
+  const std::vector<bad_case> cases = {
+      {env_id::threads, "0", "between 1 and"},
+      {env_id::threads, "abc", "between 1 and"},
+      {env_id::threads, "12abc", "between 1 and"},
+      {env_id::threads, " 12", "between 1 and"},
+      {env_id::threads, "1e3", "between 1 and"},
+      {env_id::threads, "99999999999999999999", "between 1 and"},
+      {env_id::bind_to, "banana", "core, numa, socket, none"},
+      {env_id::bind_to, "Core", "core, numa, socket, none"},
+      {env_id::map_by, "none", "core, numa, socket"},
+      {env_id::report_bindings, "maybe", "true/false"},
+      {env_id::verbose, "2", "true/false"},
+      {env_id::spin, "-1", "or adaptive"},
+      {env_id::spin, "fast", "or adaptive"},
+      {env_id::stack_size, "1k", "minimum of 64k"},
+      {env_id::stack_size, "8x", "k, m, g or t suffix"},
+      {env_id::stack_size, "m", "k, m, g or t suffix"},
+      {env_id::stack_size, "99999999999t", "k, m, g or t suffix"},
+      {env_id::shared_heap_size, "0", "minimum of 1"},
+      {env_id::shared_heap_size, "lots", "or unlimited"},
+      {env_id::report, "everything", "memory, tables"},
+      {env_id::report, "memory,", "memory, tables"},
+      {env_id::report, "memory,,tables", "memory, tables"},
+      {env_id::report, ",memory", "memory, tables"},
+  };
+  for (const bad_case& c : cases) {
+    const std::string name(env_row(c.id).name);
+    INFO(name << "='" << c.text << "'");
+    const std::string what = message_of(c.id, c.text);
+    CHECK(what.starts_with(name + "='" + c.text + "'"));
+    CHECK(what.find(c.accepted) != std::string::npos);
+    // Read from the environment, the same text throws the same message.
+    scoped_env e(name, c.text);
+    if (c.text[0] != '\0') CHECK_THROWS_WITH(env_check(c.id, *env_raw(c.id)), what);
+  }
+  CHECK(message_of(env_id::threads, std::to_string(pgas::config::max_threads + 1))
+            .find(std::to_string(pgas::config::max_threads)) != std::string::npos);
+  CHECK(message_of(env_id::topology, "").starts_with("PGAS_TOPOLOGY='' is empty"));
+}
+
+TEST_CASE("PGAS_TABLES accepts only its documented words", "[env]") {
+  CHECK(env_parse<std::string_view>(env_id::tables, "auto") == "auto");
+  CHECK(env_parse<std::string_view>(env_id::tables, "off") == "off");
+  for (const char* bad : {"0", "1", "false", "no", "abc", "OFF", "on", " off", "auto,off"}) {
     INFO(bad);
-    CHECK_THROWS_AS(env_parse_int("PGAS_THREADS", bad, 1, 100), std::invalid_argument);
+    const std::string what = message_of(env_id::tables, bad);
+    CHECK(what == std::string("PGAS_TABLES='") + bad + "' is not one of auto, off");
+    scoped_env e("PGAS_TABLES", bad);
+    CHECK_THROWS_AS(env_read<std::string_view>(env_id::tables), std::invalid_argument);
   }
-  try {
-    env_parse_int("PGAS_THREADS", "abc", 1, 4096);
-    FAIL("no exception");
-  } catch (const std::invalid_argument& e) {
-    const std::string what = e.what();
-    CHECK(what.find("PGAS_THREADS='abc'") != std::string::npos);
-    CHECK(what.find("4096") != std::string::npos);
-  }
+}
+
+TEST_CASE("a pgasrun option can be named instead of the variable", "[env]") {
+  CHECK(message_of(env_id::bind_to, "banana", "--bind-to") ==
+        "--bind-to='banana' is not one of core, numa, socket, none");
+  CHECK(message_of(env_id::shared_heap_size, "lots", "--shared-heap")
+            .starts_with("--shared-heap='lots' is not a size"));
+}
+
+TEST_CASE("keywords stand for the default behaviour", "[env]") {
+  CHECK_FALSE(env_parse<long>(env_id::spin, "adaptive").has_value());
+  CHECK(env_parse<long>(env_id::spin, "100000000") == 100'000'000);
+  CHECK_FALSE(env_parse<std::size_t>(env_id::shared_heap_size, "unlimited").has_value());
+  CHECK(env_parse<std::size_t>(env_id::shared_heap_size, "1") == 1);
+  // Only rows that declare a keyword accept one.
+  CHECK(message_of(env_id::stack_size, "unlimited") != "(accepted)");
+  CHECK(message_of(env_id::threads, "adaptive") != "(accepted)");
 }
 
 TEST_CASE("booleans accept the usual spellings only", "[env]") {
   for (const char* t : {"1", "true", "yes", "on"})
-    CHECK(env_parse_bool("X", t));
+    CHECK(env_parse<bool>(env_id::verbose, t) == true);
   for (const char* f : {"0", "false", "no", "off"})
-    CHECK_FALSE(env_parse_bool("X", f));
-  CHECK_THROWS_AS(env_parse_bool("X", "maybe"), std::invalid_argument);
-  CHECK_THROWS_AS(env_parse_bool("X", ""), std::invalid_argument);
+    CHECK(env_parse<bool>(env_id::verbose, f) == false);
+  CHECK_THROWS_AS(env_parse<bool>(env_id::verbose, "maybe"), std::invalid_argument);
+  CHECK_THROWS_AS(env_parse<bool>(env_id::verbose, ""), std::invalid_argument);
+}
+
+TEST_CASE("the nearest declared name of a misspelling", "[env]") {
+  CHECK(env_nearest("PGAS_THREADZ") == "PGAS_THREADS");
+  CHECK(env_nearest("PGAS_BIND") == "PGAS_BIND_TO");
+  CHECK(env_nearest("PGAS_MAPBY") == "PGAS_MAP_BY");
+  CHECK(env_nearest("PGAS_TABLE") == "PGAS_TABLES");
+  CHECK(env_nearest("PGAS_REPORTS") == "PGAS_REPORT");
+  CHECK(env_nearest("PGAS_SHARED_HEAP") == "PGAS_SHARED_HEAP_SIZE");
+  for (const env_var& v : env_table())
+    CHECK(env_nearest(v.name) == v.name);
+}
+
+TEST_CASE("undeclared PGAS_* variables are listed, declared and empty ones are not", "[env]") {
+  scoped_env typo("PGAS_THREADZ", "4");
+  scoped_env empty("PGAS_EMPTY_UNKNOWN", "");
+  scoped_env known("PGAS_THREADS", "2");
+  scoped_env other("NOT_PGAS_THREADZ", "4");
+  const std::vector<std::string> names = env_undeclared();
+  CHECK(std::count(names.begin(), names.end(), "PGAS_THREADZ") == 1);
+  CHECK(std::count(names.begin(), names.end(), "PGAS_EMPTY_UNKNOWN") == 0);
+  CHECK(std::count(names.begin(), names.end(), "PGAS_THREADS") == 0);
+  CHECK(std::count(names.begin(), names.end(), "NOT_PGAS_THREADZ") == 0);
+}
+
+TEST_CASE("help and dump mention every variable", "[env]") {
+  scoped_env threads("PGAS_THREADS", "3");
+  const std::string help = env_help();
+  const std::string dump = env_dump();
+  for (const auto& v : env_table()) {
+    CHECK(help.find("\n  " + std::string(v.name) + "\n") != std::string::npos);
+    CHECK(dump.find("pgas: " + std::string(v.name) + "=") != std::string::npos);
+    if (!v.pgasrun_option.empty())
+      CHECK(help.find("pgasrun: " + std::string(v.pgasrun_option) + "\n") != std::string::npos);
+  }
+  CHECK(help.find("accepted: 1.." + std::to_string(pgas::config::max_threads)) !=
+        std::string::npos);
+  CHECK(dump.find("pgas: PGAS_THREADS=3\n") != std::string::npos);
+  CHECK(dump.find("pgas: PGAS_BIND_TO=core (default)\n") != std::string::npos);
 }

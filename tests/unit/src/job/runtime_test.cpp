@@ -1,5 +1,5 @@
-// Tests src/job/runtime.cpp: starting jobs, thread identity, exit statuses, option resolution and
-// real thread binding (checked with sched_getaffinity).
+// Tests src/job/runtime.cpp: starting jobs, thread identity, exit statuses and real thread
+// binding (checked with sched_getaffinity). Option resolution: run_options_test.cpp.
 #include <sched.h>
 #include <catch2/catch.hpp>
 
@@ -90,38 +90,6 @@ TEST_CASE("thread_local state is private to each thread", "[runtime]") {
     if (mine != pgas::mythread()) bad++;
   });
   CHECK(bad == 0);
-}
-
-TEST_CASE("options come from the environment when not given", "[runtime]") {
-  ::setenv("PGAS_THREADS", "3", 1);
-  ::setenv("PGAS_BIND_TO", "numa", 1);
-  ::setenv("PGAS_MAP_BY", "socket", 1);
-  pgas::run_options r = pgas::run_options{}.resolved();
-  CHECK(*r.threads == 3);
-  CHECK(*r.bind_to == pgas::bind_policy::numa);
-  CHECK(*r.map_by == pgas::map_policy::socket);
-  CHECK_FALSE(*r.report_bindings);
-
-  pgas::run_options explicit_opts;
-  explicit_opts.threads = 2;
-  CHECK(*explicit_opts.resolved().threads == 2);
-
-  ::setenv("PGAS_THREADS", "abc", 1);
-  CHECK_THROWS_WITH(pgas::run_options{}.resolved(), Catch::Contains("PGAS_THREADS='abc'"));
-  ::setenv("PGAS_THREADS", "0", 1);
-  CHECK_THROWS_AS(pgas::run_options{}.resolved(), std::invalid_argument);
-  ::setenv("PGAS_THREADS", "2", 1);
-  ::setenv("PGAS_BIND_TO", "banana", 1);
-  CHECK_THROWS_WITH(pgas::run_options{}.resolved(), Catch::Contains("banana"));
-  ::unsetenv("PGAS_THREADS");
-  ::unsetenv("PGAS_BIND_TO");
-  ::unsetenv("PGAS_MAP_BY");
-  CHECK(*pgas::run_options{}.resolved().threads == 1);
-  CHECK(*pgas::run_options{}.resolved().bind_to == pgas::bind_policy::core);
-
-  pgas::run_options too_many;
-  too_many.threads = pgas::config::max_threads + 1;
-  CHECK_THROWS_AS(too_many.resolved(), std::invalid_argument);
 }
 
 TEST_CASE("bind-to core really binds each thread to its planned CPUs", "[runtime]") {

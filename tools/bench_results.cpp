@@ -5,14 +5,11 @@
 #include "bench_results.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
+
+#include "src/base/file.hpp"
 
 namespace pgas::tools::bench {
 
@@ -279,19 +276,12 @@ std::string runs_csv(const std::vector<run_record>& runs) {
 }
 
 std::vector<run_record> read_runs(const std::string& path, json& meta) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw results_error(fmt::format("{}: cannot read: Is a directory", path));
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw results_error(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
   std::string text;
   try {
-    text.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
-  } catch (const std::exception&) {
-    file.setstate(std::ios::badbit);
+    text = pgas::detail::read_bounded_file(path, max_runs_bytes);
+  } catch (const pgas::detail::file_error& e) {
+    throw results_error(e.what());
   }
-  if (file.bad())
-    throw results_error(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
 
   json top;
   try {

@@ -63,8 +63,12 @@ std::string runs_json(const std::vector<run_record>& runs, const json& meta);
 /// columns, in the order they first appear.
 std::string runs_csv(const std::vector<run_record>& runs);
 
+/// The largest runs.json read_runs() reads, in bytes (a full sweep writes a few MiB).
+inline constexpr std::size_t max_runs_bytes = 256 << 20;
+
 /// Reads a runs.json written by runs_json() (or by hand). `meta` receives the file's top-level
-/// fields other than "runs". Throws results_error.
+/// fields other than "runs". Throws results_error, also when the path is not a regular file or
+/// is larger than max_runs_bytes.
 std::vector<run_record> read_runs(const std::string& path, json& meta);
 
 /// Every run of one kernel × variant × thread count, over the passes.

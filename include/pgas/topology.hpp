@@ -13,6 +13,7 @@
 
 #include <pgas/detail/export.hpp>
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -64,10 +65,18 @@ class PGAS_API machine {
   /// This machine, as hwloc sees it, restricted to the CPUs this process may run on
   /// (cgroups and an inherited affinity mask such as `taskset`). Throws topology_error.
   static machine current();
+  /// The most PUs a described machine (synthetic or XML) may have.
+  static constexpr std::size_t max_described_pus = 16384;
+  /// The largest topology XML file read, in bytes.
+  static constexpr std::size_t max_xml_bytes = 64 << 20;
+
   /// An hwloc synthetic description, e.g. "package:2 numa:2 l3:1 core:8 pu:2".
-  /// Throws topology_error naming the description when hwloc cannot parse it.
+  /// Throws topology_error naming the description when hwloc cannot parse it or it has more
+  /// than max_described_pus PUs.
   static machine synthetic(std::string_view description);
-  /// An hwloc XML export (`lstopo machine.xml`). Throws topology_error.
+  /// An hwloc XML export (`lstopo machine.xml`). Throws topology_error when the path is not a
+  /// regular file of at most max_xml_bytes, is not a topology, or has more than
+  /// max_described_pus PUs.
   static machine from_xml(const std::string& path);
   /// "synthetic:DESC" (quotes around DESC are tolerated) or a path to an XML file; an empty
   /// spec means current(). Throws topology_error.

@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <string>
 
+#include "src/base/file.hpp"
 #include "src/models/hwloc_machine.hpp"
 
 namespace pgas {
@@ -42,6 +44,31 @@ void topology_load(hwloc_topology_t topo, std::string_view what) {
     throw topology_error(
         fmt::format("hwloc could not load the topology of {}: {}", what, std::strerror(errno)));
   }
+}
+
+// The PUs a synthetic description makes: the product of its levels' arities ("package:2
+// numa:2 core:8 pu:2" makes 64), saturating at SIZE_MAX. Levels without a readable arity
+// count as 1; hwloc itself rejects what is malformed.
+std::size_t synthetic_pus(std::string_view desc) {
+  std::size_t product = 1;
+  std::size_t at = 0;
+  while ((at = desc.find(':', at)) != std::string_view::npos) {
+    std::size_t arity = 0;
+    bool digits = false;
+    for (++at; at < desc.size() && desc[at] >= '0' && desc[at] <= '9'; ++at) {
+      digits = true;
+      if (arity > std::numeric_limits<std::size_t>::max() / 10) {
+        return std::numeric_limits<std::size_t>::max();
+      }
+      arity = arity * 10 + static_cast<std::size_t>(desc[at] - '0');
+    }
+    if (!digits || arity == 0) continue;
+    if (product > std::numeric_limits<std::size_t>::max() / arity) {
+      return std::numeric_limits<std::size_t>::max();
+    }
+    product *= arity;
+  }
+  return product;
 }
 
 std::string strip_quotes(std::string_view s) {
@@ -118,6 +145,15 @@ machine machine::current() {
 
 machine machine::synthetic(std::string_view description) {
   std::string desc = strip_quotes(description);
+  // hwloc builds a synthetic machine in time that grows faster than its size (16384 PUs take
+  // about a second, 65536 more than a minute): refuse large ones before asking it.
+  if (const std::size_t pus = synthetic_pus(desc); pus > max_described_pus) {
+    throw topology_error(
+        fmt::format("synthetic topology '{}' has {} PUs; at most {} can be described", desc,
+                    pus == std::numeric_limits<std::size_t>::max() ? std::string("too many")
+                                                                   : std::to_string(pus),
+                    max_described_pus));
+  }
   detail::topology_handle topo = topology_init();
   if (desc.empty() || hwloc_topology_set_synthetic(topo.get(), desc.c_str()) != 0) {
     throw topology_error(
@@ -130,13 +166,26 @@ machine machine::synthetic(std::string_view description) {
 }
 
 machine machine::from_xml(const std::string& path) {
+  std::string xml;
+  try {
+    xml = detail::read_bounded_file(path, max_xml_bytes);
+  } catch (const detail::file_error& e) {
+    throw topology_error(fmt::format("cannot read topology XML {}", e.what()));
+  }
   detail::topology_handle topo = topology_init();
-  if (hwloc_topology_set_xml(topo.get(), path.c_str()) != 0) {
-    throw topology_error(
-        fmt::format("cannot read topology XML '{}': {}", path, std::strerror(errno)));
+  // The length hwloc wants counts the terminating NUL.
+  if (hwloc_topology_set_xmlbuffer(topo.get(), xml.c_str(), static_cast<int>(xml.size() + 1)) !=
+      0) {
+    throw topology_error(fmt::format("'{}' is not an hwloc topology XML: {}", path,
+                                     errno != 0 ? std::strerror(errno) : "malformed"));
   }
   topology_load(topo.get(), fmt::format("XML '{}'", path));
-  return detail::machine_from_hwloc(topo.get(), path, false);
+  machine m = detail::machine_from_hwloc(topo.get(), path, false);
+  if (static_cast<std::size_t>(m.pu_count()) > max_described_pus) {
+    throw topology_error(fmt::format("topology XML '{}' has {} PUs; at most {} can be described",
+                                     path, m.pu_count(), max_described_pus));
+  }
+  return m;
 }
 
 machine machine::from_spec(std::string_view spec) {

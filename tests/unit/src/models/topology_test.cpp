@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -207,6 +208,29 @@ TEST_CASE("malformed synthetic descriptions throw topology_error naming them", "
     CHECK_THROWS_WITH(pgas::machine::synthetic(bad), Contains(bad));
   }
   CHECK_THROWS_AS(pgas::machine::synthetic(""), pgas::topology_error);
+}
+
+TEST_CASE("described machines have a size limit, checked before hwloc builds them", "[topology]") {
+  const auto limit = std::to_string(pgas::machine::max_described_pus);
+  // 100 000 PUs would take hwloc minutes; the refusal is immediate.
+  CHECK_THROWS_WITH(pgas::machine::synthetic("core:50000 pu:2"),
+                    Contains("has 100000 PUs; at most " + limit));
+  CHECK_THROWS_WITH(pgas::machine::synthetic("package:99999999999 core:99999999999 pu:99999999"),
+                    Contains("too many PUs"));
+  CHECK(pgas::machine::synthetic("package:4 core:8 pu:2").pu_count() == 64);
+}
+
+TEST_CASE("a topology XML must be a regular file within the size limit", "[topology]") {
+  CHECK_THROWS_WITH(pgas::machine::from_xml("/dev/zero"),
+                    Contains("/dev/zero: not a regular file"));
+  CHECK_THROWS_WITH(pgas::machine::from_spec("/tmp"), Contains("Is a directory"));
+  char path[] = "/tmp/pgas-topology-junk-XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  REQUIRE(write(fd, "not xml\n", 8) == 8);
+  close(fd);
+  CHECK_THROWS_AS(pgas::machine::from_xml(path), pgas::topology_error);
+  std::remove(path);
 }
 
 TEST_CASE("from_spec reads synthetic: specs, quoted or not, and XML paths", "[topology]") {

@@ -1,0 +1,29 @@
+// src/base/file.hpp — reading a file the user named, within limits.
+//
+// Every file a tool or the runtime reads on the user's word (a topology XML, a benchmark's
+// runs.json) goes through read_bounded_file(): it must be a regular file (not a directory, a
+// FIFO or a device such as /dev/zero) no larger than the caller's limit, and it is read whole
+// into memory. A hostile path then costs one stat() and an error, never gigabytes.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace pgas::detail {
+
+/// Why a file could not be read: the message names the path and the reason, e.g.
+/// "/dev/zero: not a regular file" or "big.xml: 70 MiB, above the limit of 16 MiB".
+class file_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The whole content of `path`. Throws file_error when the path cannot be opened, is not a
+/// regular file, is larger than `max_bytes`, or grows past it while it is read. Allocates.
+std::string read_bounded_file(const std::string& path, std::size_t max_bytes);
+
+/// `bytes` as people read sizes: "512 bytes", "3 KiB", "70 MiB" (rounded down).
+std::string describe_bytes(std::size_t bytes);
+
+}  // namespace pgas::detail

@@ -1,0 +1,76 @@
+// tests/unit/src/base/file_test.cpp — reading user-named files within limits
+// (src/base/file.hpp): regular files read whole, everything else refused with the path named.
+
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "src/base/file.hpp"
+
+using Catch::Matchers::Contains;
+using pgas::detail::describe_bytes;
+using pgas::detail::file_error;
+using pgas::detail::read_bounded_file;
+
+namespace {
+
+// A temporary file holding `content`, removed at the end of the scope.
+struct temp_file {
+  std::string path;
+  explicit temp_file(const std::string& content) {
+    char name[] = "/tmp/pgas-file-test-XXXXXX";
+    const int fd = mkstemp(name);
+    REQUIRE(fd >= 0);
+    REQUIRE(write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size()));
+    close(fd);
+    path = name;
+  }
+  ~temp_file() { std::remove(path.c_str()); }
+};
+
+}  // namespace
+
+TEST_CASE("a regular file is read whole, up to and including the limit", "[file]") {
+  const temp_file f(std::string(1000, 'x') + "end");
+  CHECK(read_bounded_file(f.path, 1003) == std::string(1000, 'x') + "end");
+  CHECK(read_bounded_file(f.path, 1 << 20).size() == 1003);
+  const temp_file empty("");
+  CHECK(read_bounded_file(empty.path, 0).empty());
+}
+
+TEST_CASE("a file above the limit is refused, naming both sizes", "[file]") {
+  const temp_file f(std::string(5000, 'x'));
+  CHECK_THROWS_AS(read_bounded_file(f.path, 4999), file_error);
+  CHECK_THROWS_WITH(read_bounded_file(f.path, 1024),
+                    Contains(f.path) && Contains("4 KiB, above the limit of 1 KiB"));
+}
+
+TEST_CASE("devices, directories, FIFOs and missing paths are refused at once", "[file]") {
+  CHECK_THROWS_WITH(read_bounded_file("/dev/zero", 1 << 20),
+                    Contains("/dev/zero: not a regular file"));
+  CHECK_THROWS_WITH(read_bounded_file("/tmp", 1 << 20),
+                    Contains("/tmp: cannot read: Is a directory"));
+  CHECK_THROWS_WITH(read_bounded_file("/nonexistent/x", 1 << 20),
+                    Contains("/nonexistent/x: cannot read: No such file or directory"));
+  // A FIFO with no writer: opening it must not block.
+  char dir[] = "/tmp/pgas-fifo-test-XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string fifo = std::string(dir) + "/f";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(read_bounded_file(fifo, 1 << 20), Contains("not a regular file"));
+  std::remove(fifo.c_str());
+  rmdir(dir);
+}
+
+TEST_CASE("sizes are described as people read them", "[file]") {
+  CHECK(describe_bytes(0) == "0 bytes");
+  CHECK(describe_bytes(1023) == "1023 bytes");
+  CHECK(describe_bytes(1024) == "1 KiB");
+  CHECK(describe_bytes(std::size_t{70} << 20) == "70 MiB");
+  CHECK(describe_bytes(std::size_t{3} << 40) == "3 TiB");
+}

@@ -23,7 +23,8 @@ namespace pgas::tools::bench {
 
 using json = nlohmann::ordered_json;
 
-/// The kernels and variants of the DESIGN.md kernel contract, in the order tables show them.
+/// The kernels and variants of the kernel contract (kernels/harness.hpp), in the order tables
+/// show them.
 inline const std::vector<std::string> known_kernels = {"matmul", "sobel", "randomaccess"};
 inline const std::vector<std::string> known_variants = {"seq",    "naive", "privatized",
                                                         "tables", "auto",  "openmp"};

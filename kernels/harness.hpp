@@ -1,4 +1,4 @@
-// kernels/harness.hpp — what every benchmark kernel shares (DESIGN.md kernel contract):
+// kernels/harness.hpp — the kernel contract, and what every benchmark kernel shares to keep it:
 //
 //   pgasrun -n N build/kernels/NAME --variant V [--size S] [--reps R] [--json]
 //

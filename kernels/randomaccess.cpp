@@ -169,8 +169,8 @@ int report(const pk::kernel_args& a, int threads, const pk::timing& t, std::uint
 
 // --- seq and openmp: plain memory ----------------------------------------------------------
 //
-// The plain table asks for transparent huge pages, as the shared segments do (DESIGN.md
-// decision 2): otherwise the baselines would pay a TLB miss per update that the PGAS variants
+// The plain table asks for transparent huge pages, as the shared segments do (alloc/space.cpp):
+// otherwise the baselines would pay a TLB miss per update that the PGAS variants
 // do not, and the comparison would measure page size instead of address translation. The
 // allocator also leaves the words uninitialised: init_row writes every one.
 template <class T>

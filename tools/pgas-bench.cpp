@@ -1,8 +1,9 @@
 // tools/pgas-bench.cpp — `pgas-bench [--kernels …] [--variants …] [--threads …] [--repeat M] …`:
 // the benchmark driver. It runs every kernel × variant × thread count through pgasrun (the
-// DESIGN.md kernel contract: one JSON line per run), M interleaved passes so that the machine's
-// noise falls on every variant alike, and prints papers/000 Table I and speedup tables from the
-// medians over passes; `--from runs.json` renders a saved set of runs again without running.
+// kernel contract of kernels/harness.hpp: one JSON line per run), M interleaved passes so that the
+// machine's noise falls on every variant alike, and prints papers/000 Table I and speedup tables
+// from the medians over passes; `--from runs.json` renders a saved set of runs again without
+// running.
 //
 // Records and medians are in bench_results.hpp, tables and the plot in bench_report.hpp.
 

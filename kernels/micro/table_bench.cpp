@@ -1,4 +1,4 @@
-// kernels/table_bench.cpp — what inter-thread privatization tables cost to build, as JSON
+// kernels/micro/table_bench.cpp — what inter-thread privatization tables cost to build, as JSON
 // lines: for each replication policy, the time of one collective pgas::privatize() of a
 // `shared [size] int A[size][size]` array (the matmul / RandomAccess arrays of papers/000),
 // timed on thread 0 from the barrier before to the return (so it includes mapping, filling
@@ -6,7 +6,6 @@
 // median, min and max over --reps, and the table's bytes per replica and replicas.
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -15,18 +14,11 @@
 
 #include <pgas/pgas.hpp>
 
+#include "micro.hpp"
+
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-struct stats {
-  double median = 0, min = 0, max = 0;
-};
-
-stats summarise(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front(), v.back()};
-}
+using namespace pgas::micro;
 
 struct options {
   std::size_t size = 1024;
@@ -75,13 +67,12 @@ int body(const options& o) {
     j["replicas"] = replicas;
     j["table_bytes"] = bytes;
     j["builds"] = us.size();
-    j["median_us"] = std::round(s.median * 100) / 100;
-    j["min_us"] = std::round(s.min * 100) / 100;
-    j["max_us"] = std::round(s.max * 100) / 100;
+    j["median_us"] = round_places(s.median, 2);
+    j["min_us"] = round_places(s.min, 2);
+    j["max_us"] = round_places(s.max, 2);
     j["seconds"] = s.median * 1e-6;
     j["verified"] = verified;
-    std::printf("%s\n", j.dump().c_str());
-    std::fflush(stdout);
+    print_row(j);
   }
   return 0;
 }
@@ -98,8 +89,8 @@ int main(int argc, char** argv) {
   app.add_option("--policy", o.policies,
                  "Replication policies to time (default auto single per-numa per-thread)");
   app.add_option("--levels", o.levels, "one or n-1 (default one)");
-  bool json = true;
-  app.add_flag("--json", json, "Accepted for the kernel contract; output is always JSON lines");
+  app.add_flag("--json")->description(
+      "Accepted for the kernel contract; output is always JSON lines");
   CLI11_PARSE(app, argc, argv);
   try {
     for (const std::string& p : o.policies)

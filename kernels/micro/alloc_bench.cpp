@@ -1,4 +1,4 @@
-// kernels/alloc_bench.cpp — the shared space's costs, as JSON lines:
+// kernels/micro/alloc_bench.cpp — the shared space's costs, as JSON lines:
 //   * "pairs":  local_alloc/free pairs per second per thread, every thread at once, against
 //               malloc/free and jemalloc's mallocx/dallocx run the same way in the same job;
 //   * "all_alloc": latency of a collective all_alloc + all_free pair;
@@ -11,8 +11,6 @@
 #include <sys/mman.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -21,29 +19,22 @@
 
 #include <pgas/pgas.hpp>
 
+#include "micro.hpp"
+
 namespace {
 
-using clock_type = std::chrono::steady_clock;
+using namespace pgas::micro;
 
 double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
-struct stats {
-  double median = 0, min = 0, max = 0;
-};
-
-stats summarise(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front(), v.back()};
-}
-
+// Rows' keys come out sorted (nlohmann::json, not ordered_json), as they always have.
 void emit(nlohmann::json row, const stats& s, const char* unit) {
   row["median_" + std::string(unit)] = s.median;
   row["min_" + std::string(unit)] = s.min;
   row["max_" + std::string(unit)] = s.max;
-  std::puts(row.dump().c_str());
-  std::fflush(stdout);
+  print_row(row);
 }
 
 pgas::run_options job(int threads) {
@@ -90,7 +81,7 @@ void bench_pairs(int threads, int reps, long pairs, std::size_t size) {
   const char* impls[] = {"pgas_local_alloc", "malloc", "mallocx", "mallocx_own_arena"};
   constexpr std::size_t n_impls = 4;
   std::vector<std::vector<double>> rates(n_impls);
-  // Interleaved: each rep runs the three implementations in the same job, one after another.
+  // Interleaved: each rep runs the four implementations in the same job, one after another.
   for (int r = 0; r < reps; ++r) {
     std::vector<double> rep(n_impls * static_cast<std::size_t>(threads));
     pgas::run(job(threads), 0, nullptr, [&] {
@@ -230,8 +221,8 @@ int main(int argc, char** argv) {
   app.add_option("--size", size, "Bytes per allocation in the pairs benchmark")
       ->check(CLI::PositiveNumber);
   app.add_flag("--no-touch", skip_touch, "Skip the 1 GiB first-touch measurement");
-  bool json = true;
-  app.add_flag("--json", json, "Accepted for the kernel contract; output is always JSON lines");
+  app.add_flag("--json")->description(
+      "Accepted for the kernel contract; output is always JSON lines");
   CLI11_PARSE(app, argc, argv);
 
   for (int t : threads)

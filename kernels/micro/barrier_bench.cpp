@@ -15,11 +15,8 @@
 #include <array>
 #include <atomic>
 #include <barrier>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
-#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -29,9 +26,11 @@
 #include <pgas/runtime.hpp>
 #include <pgas/sync.hpp>
 
+#include "micro.hpp"
+
 namespace {
 
-using clock_type = std::chrono::steady_clock;
+using namespace pgas::micro;
 
 // Barriers in the correctness pass each team runs before it is timed. It doubles as the warm-up
 // that gets every thread started and spinning (or sleeping) before the clock runs.
@@ -90,7 +89,7 @@ void session_run(int me, session& s, Barrier bar) {
   }
 }
 
-// --- the four teams -------------------------------------------------------------------------
+// --- the teams -------------------------------------------------------------------------------
 
 // pgas::run binds thread 0, the caller, to one core for the job. runtime.hpp does not promise to
 // unbind it afterwards, and libgomp's pool and later std::threads inherit the caller's mask, so
@@ -228,26 +227,16 @@ struct result {
   bool verified = true;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 != 0 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double round1(double x) {
-  return std::round(x * 10) / 10;
-}
-
 nlohmann::json env_or_null(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr ? nlohmann::json(v) : nlohmann::json(nullptr);
 }
 
-void print_row(const std::string& impl, int threads, const result& r, const options& opt) {
+void print_result(const std::string& impl, int threads, const result& r, const options& opt) {
   const double med = median(r.ns);
   const unsigned cores = std::thread::hardware_concurrency();
   // Key order is kept so rows read alike; `variant`, `size` and `seconds` repeat `impl`,
-  // `iterations` and the median batch time for the benchmark driver's common columns.
+  // `iterations` and the median batch time as the kernels' common fields (kernels/harness.hpp).
   nlohmann::ordered_json j;
   j["kernel"] = "barrier";
   j["impl"] = impl;
@@ -257,18 +246,18 @@ void print_row(const std::string& impl, int threads, const result& r, const opti
   j["oversubscribed"] = static_cast<unsigned>(threads) > cores;
   j["iterations"] = r.iterations;
   j["size"] = r.iterations;
-  j["ns_per_barrier"] = round1(med);
+  j["ns_per_barrier"] = round_places(med, 1);
   j["reps"] = opt.reps;
-  j["median_ns"] = round1(med);
-  j["min_ns"] = round1(*std::min_element(r.ns.begin(), r.ns.end()));
-  j["max_ns"] = round1(*std::max_element(r.ns.begin(), r.ns.end()));
+  j["median_ns"] = round_places(med, 1);
+  j["min_ns"] = round_places(*std::min_element(r.ns.begin(), r.ns.end()), 1);
+  j["max_ns"] = round_places(*std::max_element(r.ns.begin(), r.ns.end()), 1);
   j["seconds"] = std::round(med * static_cast<double>(r.iterations)) * 1e-9;
   j["verified"] = r.verified;
   if (impl == "omp") {
     j["omp_proc_bind"] = env_or_null("OMP_PROC_BIND");
     j["omp_wait_policy"] = env_or_null("OMP_WAIT_POLICY");
   }
-  std::cout << j.dump() << std::endl;  // flushed per row: a later hang still leaves the rest
+  print_row(j);
 }
 
 }  // namespace
@@ -286,8 +275,8 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--seconds", opt.seconds, "Wanted duration of one timed batch.")
       ->check(CLI::PositiveNumber);
-  bool json = true;  // the kernel contract's --json; output is JSON lines either way
-  app.add_flag("--json", json, "Accepted for the kernel contract; output is always JSON lines.");
+  app.add_flag("--json")->description(
+      "Accepted for the kernel contract; output is always JSON lines.");
   CLI11_PARSE(app, argc, argv);
 
   bool all_verified = true;
@@ -317,7 +306,7 @@ int main(int argc, char** argv) {
       }
     }
     for (const auto& impl : opt.impls) {
-      print_row(impl, n, results[impl], opt);
+      print_result(impl, n, results[impl], opt);
       all_verified = all_verified && results[impl].verified;
     }
   }

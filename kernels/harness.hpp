@@ -8,7 +8,7 @@
 //   seq         plain C++ on plain arrays, no runtime (threads is reported as 1);
 //   naive       every access through a generic pointer-to-shared (what a UPC compiler emits);
 //   privatized  the thread's own part through plain pointers, the rest through pointers-to-
-//               shared (papers/000 "privatization");
+//               shared (Serres et al. "privatization");
 //   tables      inter-thread privatization: pgas::privatize tables for every array;
 //   auto        plain A(i, j) on pgas::shared_array (automatic tables when they apply);
 //   openmp      the same kernel as an OpenMP user writes it, on PGAS_THREADS threads.

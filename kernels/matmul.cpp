@@ -1,6 +1,7 @@
-// matmul — the matrix multiplication of papers/000 V.B: C = A × B on size × size int matrices,
-// B stored transposed (Bt[j][k] = B[k][j]) so the inner loop reads both operands along rows, and
-// rows dealt to threads in blocks (`shared [R*size] int`, R = ceil(size / THREADS)). Variants
+// kernels/matmul.cpp — the matrix multiplication of Serres et al. V.B: C = A × B on size × size
+// int matrices, B stored transposed (Bt[j][k] = B[k][j]) so the inner loop reads both operands
+// along rows, and rows dealt to threads in blocks (`shared [R*size] int`, R = ceil(size /
+// THREADS)). Variants
 // (kernels/harness.hpp): seq, naive (a pointer-to-shared per access), privatized (own rows
 // through plain pointers), tables (pgas::privatize row pointers), auto (A(i, k)) and openmp.
 // Entry point: main(); the PGAS variants run in job_body() on every thread.
@@ -271,7 +272,7 @@ int job_body(const kernel_args& args, const plain_inputs& in) {
 
 int main(int argc, char** argv) {
   const kernel_args args = pgas::kernels::parse_kernel_args(
-      argc, argv, "matmul", "Matrix multiplication C = A x B with B transposed (papers/000 V.B)",
+      argc, argv, "matmul", "Matrix multiplication C = A x B with B transposed (Serres et al. V.B)",
       1024, 1);
   const plain_inputs in(args.size);
   if (args.variant == "seq" || args.variant == "openmp") return run_plain(args, in);

@@ -1,4 +1,4 @@
-// kernels/randomaccess.cpp — HPCC RandomAccess as in papers/000 V.B: 4·N racing XOR updates
+// kernels/randomaccess.cpp — HPCC RandomAccess as in Serres et al. V.B: 4·N racing XOR updates
 // `T[i][j] ^= ran` to a size × size table of N words at indices drawn from the HPCC stream
 // (x^k mod x^64 + x^2 + x + 1 over GF(2)), each thread its own stretch of the stream.
 // Variants (kernels/harness.hpp): seq and openmp on plain memory; naive, privatized, tables
@@ -365,7 +365,7 @@ int main(int argc, char** argv) {
   const pk::kernel_args a =
       pk::parse_kernel_args(argc, argv, "randomaccess",
                             "HPCC RandomAccess: 4N racing XOR updates to a size x size table "
-                            "of 32-bit words (papers/000 V.B)",
+                            "of 32-bit words (Serres et al. V.B)",
                             1024, 1);
   if (a.variant == "seq") return run_seq(a);
   if (a.variant == "openmp") return run_openmp(a);

@@ -1,4 +1,4 @@
-// kernels/sobel.cpp — Sobel edge detection (papers/000 V.B, Table I): out[i][j] = min(255,
+// kernels/sobel.cpp — Sobel edge detection (Serres et al. V.B, Table I): out[i][j] = min(255,
 // |Gx| + |Gy|) over a size × size 8-bit image, out of place, border pixels 0.
 // One binary runs every variant of the kernel contract (kernels/harness.hpp): seq and openmp
 // on plain vectors; naive (every pixel through a pointer-to-shared), privatized (own band
@@ -333,7 +333,7 @@ int job(const kernel_args& a) {
 
 int main(int argc, char** argv) {
   const kernel_args a = pgas::kernels::parse_kernel_args(
-      argc, argv, "sobel", "Sobel edge detection on a size x size 8-bit image (papers/000 V.B).",
+      argc, argv, "sobel", "Sobel edge detection on a size x size 8-bit image (Serres et al. V.B).",
       1024, 3);
   if (a.variant == "seq") return run_seq(a);
   if (a.variant == "openmp") return run_openmp(a);

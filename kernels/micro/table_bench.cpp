@@ -1,6 +1,6 @@
 // kernels/micro/table_bench.cpp — what inter-thread privatization tables cost to build, as JSON
 // lines: for each replication policy, the time of one collective pgas::privatize() of a
-// `shared [size] int A[size][size]` array (the matmul / RandomAccess arrays of papers/000),
+// `shared [size] int A[size][size]` array (the matmul / RandomAccess arrays of Serres et al.),
 // timed on thread 0 from the barrier before to the return (so it includes mapping, filling
 // and sealing every replica and the two barriers), for three arrays per repetition, with the
 // median, min and max over --reps, and the table's bytes per replica and replicas.

@@ -390,7 +390,8 @@ std::vector<std::string> env_undeclared() {
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string_view entry = *e;
     const std::size_t eq = entry.find('=');
-    if (!entry.starts_with("PGAS_") || eq == std::string_view::npos || eq + 1 == entry.size())
+    if (!entry.starts_with("PGAS_") || entry.starts_with("PGAS_TEST_") ||
+        eq == std::string_view::npos || eq + 1 == entry.size())
       continue;
     const std::string_view name = entry.substr(0, eq);
     const bool declared =

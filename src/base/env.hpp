@@ -92,6 +92,7 @@ template <class T>
 std::optional<T> env_read(env_id id);
 
 /// Names of PGAS_* variables in the environment that no row declares, in environment order.
+/// Names starting with PGAS_TEST_ are reserved for the project's own test scripts and skipped.
 std::vector<std::string> env_undeclared();
 
 /// The declared name nearest to `name` by edit distance (the first in table order on a tie).

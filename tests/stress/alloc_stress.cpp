@@ -2,7 +2,7 @@
 // free shared memory at once — local blocks of random sizes (some freed by another thread),
 // collective all_alloc/all_free rounds and global_alloc from random threads — and check that
 // no byte is ever seen corrupted and that accounting returns to zero. Bounded by
-// PGAS_STRESS_ROUNDS (default 2000).
+// PGAS_TEST_STRESS_ROUNDS (default 2000).
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -17,7 +17,7 @@
 namespace {
 
 int rounds() {
-  const char* r = std::getenv("PGAS_STRESS_ROUNDS");
+  const char* r = std::getenv("PGAS_TEST_STRESS_ROUNDS");
   return r != nullptr ? std::atoi(r) : 2000;
 }
 

@@ -11,7 +11,7 @@
 # Usage: bench_golden.sh DATA_DIR [--file PATH EXPECTED]... -- GOLDEN_ARGS...
 #
 # GOLDEN_ARGS are golden.sh's (which compares stdout or stderr and the exit status); PATH is
-# relative to the scratch directory (out/scaling.svg). PGAS_UPDATE_GOLDEN=1 copies each file
+# relative to the scratch directory (out/scaling.svg). PGAS_TEST_UPDATE_GOLDEN=1 copies each file
 # over EXPECTED instead of comparing, as golden.sh does: check every change by hand.
 set -u
 
@@ -62,11 +62,11 @@ for ((i = 0; i < ${#files[@]}; i += 2)); do
   if [[ ! -f $actual ]]; then
     echo "FAIL: the command wrote no $actual" >&2
     status=1
-  elif [[ ${PGAS_UPDATE_GOLDEN:-0} == 1 ]]; then
+  elif [[ ${PGAS_TEST_UPDATE_GOLDEN:-0} == 1 ]]; then
     cp "$actual" "$expected" || exit 2
     echo "updated $expected"
   elif [[ ! -f $expected ]]; then
-    echo "FAIL: no expected $expected (run with PGAS_UPDATE_GOLDEN=1, then check it)" >&2
+    echo "FAIL: no expected $expected (run with PGAS_TEST_UPDATE_GOLDEN=1, then check it)" >&2
     status=1
   elif ! diff -u --label "expected: $expected" --label "actual: $actual" "$expected" "$actual"; then
     status=1

@@ -12,7 +12,7 @@
 # --stderr, EXPECTED_FILE holds COMMAND's stderr (its error message) and stdout must be empty.
 # `golden.sh --status 2 --stderr bad.err -- tool --bad` checks a usage error end to end.
 #
-# Regenerating: PGAS_UPDATE_GOLDEN=1 meson test -C build --suite tools
+# Regenerating: PGAS_TEST_UPDATE_GOLDEN=1 meson test -C build --suite tools
 # writes each command's stdout (stderr with --stderr) over its EXPECTED_FILE instead of
 # comparing; a command whose exit status is not the expected one still fails. Check every
 # changed row by hand against the rules (include/pgas/topology.hpp, include/pgas/layout.hpp)
@@ -70,14 +70,14 @@ if [[ $compare == stderr && -s $scratch/stdout ]]; then
 fi
 actual=$scratch/$compare
 
-if [[ ${PGAS_UPDATE_GOLDEN:-0} == 1 ]]; then
+if [[ ${PGAS_TEST_UPDATE_GOLDEN:-0} == 1 ]]; then
   cp "$actual" "$expected" || exit 2
   echo "updated $expected"
   exit 0
 fi
 
 if [[ ! -f $expected ]]; then
-  echo "FAIL: no expected output $expected (run with PGAS_UPDATE_GOLDEN=1, then check it)" >&2
+  echo "FAIL: no expected output $expected (run with PGAS_TEST_UPDATE_GOLDEN=1, then check it)" >&2
   cat "$actual"
   exit 1
 fi

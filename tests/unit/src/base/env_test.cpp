@@ -213,16 +213,19 @@ TEST_CASE("the nearest declared name of a misspelling", "[env]") {
     CHECK(env_nearest(v.name) == v.name);
 }
 
-TEST_CASE("undeclared PGAS_* variables are listed, declared and empty ones are not", "[env]") {
+TEST_CASE("undeclared PGAS_* variables are listed; declared, empty and PGAS_TEST_ ones are not",
+          "[env]") {
   scoped_env typo("PGAS_THREADZ", "4");
   scoped_env empty("PGAS_EMPTY_UNKNOWN", "");
   scoped_env known("PGAS_THREADS", "2");
   scoped_env other("NOT_PGAS_THREADZ", "4");
+  scoped_env test_script("PGAS_TEST_STRESS_ROUNDS", "9");
   const std::vector<std::string> names = env_undeclared();
   CHECK(std::count(names.begin(), names.end(), "PGAS_THREADZ") == 1);
   CHECK(std::count(names.begin(), names.end(), "PGAS_EMPTY_UNKNOWN") == 0);
   CHECK(std::count(names.begin(), names.end(), "PGAS_THREADS") == 0);
   CHECK(std::count(names.begin(), names.end(), "NOT_PGAS_THREADZ") == 0);
+  CHECK(std::count(names.begin(), names.end(), "PGAS_TEST_STRESS_ROUNDS") == 0);
 }
 
 TEST_CASE("help and dump mention every variable", "[env]") {

@@ -46,6 +46,16 @@ void flush_stdio() noexcept {
   std::fflush(stderr);
 }
 
+// What the program printed before a fatal signal is still in stdout's buffer when stdout is a
+// file or a pipe. Flushing from a signal handler is best effort: only when no other thread holds
+// the stream's lock (trylock, so never a deadlock), and after the report is written, so that a
+// second fault in a corrupt buffer can only lose the buffer, not the report.
+void flush_stdout_if_free() noexcept {
+  if (ftrylockfile(stdout) != 0) return;
+  fflush_unlocked(stdout);
+  funlockfile(stdout);
+}
+
 void on_fatal_signal(int sig, siginfo_t* info, void*) {
   if (!fault_claim()) fault_park();
   fault_text b;
@@ -75,6 +85,7 @@ void on_fatal_signal(int sig, siginfo_t* info, void*) {
   b.add(":\n");
   os_write_stderr(std::string_view(b.data, b.len));
   os_backtrace(1);
+  flush_stdout_if_free();
   os_die_of_signal(sig);
 }
 

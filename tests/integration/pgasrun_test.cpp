@@ -486,6 +486,10 @@ TEST_CASE("segv: a fatal signal kills the job with that signal", "[fault]") {
     CHECK(r.seconds < bound_seconds);
     CHECK(contains(r.err, "SIGSEGV"));
     CHECK(names_thread(r.err, victim));
+    // What every thread printed to the (piped, so buffered) stdout before the fault survives.
+    for (int t = 0; t < 4; ++t) {
+      CHECK(contains(r.out, "thread " + std::to_string(t) + " printed before the fault\n"));
+    }
   }
 }
 

@@ -1,6 +1,8 @@
 // Integration program: a fatal signal in one thread ends the whole job, which dies of it.
-// Usage: segv [THREAD] (default 1). After a barrier, THREAD stores through a null pointer while
-// every other thread waits at a second barrier.
+// Usage: segv [THREAD] (default 1). Every thread prints a line (left in stdio's buffer when
+// stdout is a pipe or a file); after a barrier, THREAD stores through a null pointer while every
+// other thread waits at a second barrier. The printed lines must survive the fault.
+#include <cstdio>
 #include <cstdlib>
 
 #include <pgas/pgas.hpp>
@@ -8,6 +10,7 @@
 int main(int argc, char** argv) {
   return pgas::run(argc, argv, [](int ac, char** av) {
     const int victim = ac > 1 ? std::atoi(av[1]) : 1;
+    std::printf("thread %d printed before the fault\n", pgas::mythread());
     pgas::barrier();
     if (pgas::mythread() == victim) {
       volatile int* volatile null = nullptr;  // both volatile: neither load nor store elided

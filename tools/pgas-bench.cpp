@@ -23,7 +23,6 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -39,6 +38,7 @@
 #include "bench_report.hpp"
 #include "bench_results.hpp"
 #include "cli.hpp"
+#include "src/base/file.hpp"
 
 extern char** environ;
 
@@ -372,11 +372,13 @@ run_record run_kernel(const options& o, int pass, const std::string& kernel,
 // ---------------------------------------------------------------------------------------------
 // Files.
 
+// A symbolic link planted in --out is replaced, never written through (pgas::detail::replace_file).
 void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file << text;
-  file.close();
-  if (!file) fail(1, fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+  try {
+    pgas::detail::replace_file(path.string(), text);
+  } catch (const pgas::detail::file_error& e) {
+    fail(1, e.what());
+  }
 }
 
 void make_out_dir(const std::string& out) {

@@ -1,4 +1,4 @@
-// src/base/file.cpp — reading a file the user named, within limits (src/base/file.hpp).
+// src/base/file.cpp — reading and writing files the user named, safely (src/base/file.hpp).
 
 #include "src/base/file.hpp"
 
@@ -69,6 +69,27 @@ std::string read_bounded_file(const std::string& path, std::size_t max_bytes) {
   if (have > max_bytes) throw too_big(have);
   text.resize(have);
   return text;
+}
+
+void replace_file(const std::string& path, std::string_view text) {
+  std::string temp = path + ".XXXXXX";
+  const descriptor d{::mkstemp(temp.data())};
+  if (d.fd < 0) throw file_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  const auto fail = [&](int err) {
+    ::unlink(temp.c_str());
+    return file_error(fmt::format("cannot write {}: {}", path, std::strerror(err)));
+  };
+  // mkstemp makes the file 0600; give it what a plain create would.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (::fchmod(d.fd, 0644 & ~mask) != 0) throw fail(errno);
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(d.fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw fail(errno);
+    done += static_cast<std::size_t>(n);
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) throw fail(errno);
 }
 
 }  // namespace pgas::detail

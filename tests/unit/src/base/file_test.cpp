@@ -1,5 +1,6 @@
 // tests/unit/src/base/file_test.cpp — reading user-named files within limits
-// (src/base/file.hpp): regular files read whole, everything else refused with the path named.
+// (src/base/file.hpp): regular files read whole, everything else refused with the path named;
+// files written by renaming a new one over the name, so planted links are never followed.
 
 #include <catch2/catch.hpp>
 
@@ -73,4 +74,37 @@ TEST_CASE("sizes are described as people read them", "[file]") {
   CHECK(describe_bytes(1024) == "1 KiB");
   CHECK(describe_bytes(std::size_t{70} << 20) == "70 MiB");
   CHECK(describe_bytes(std::size_t{3} << 40) == "3 TiB");
+}
+
+TEST_CASE("replace_file writes a new file and never writes through a planted link", "[file]") {
+  char dir[] = "/tmp/pgas-replace-test-XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string target = std::string(dir) + "/target";
+  const std::string link = std::string(dir) + "/runs.json";
+  FILE* f = std::fopen(target.c_str(), "w");
+  REQUIRE(f != nullptr);
+  std::fputs("precious\n", f);
+  std::fclose(f);
+  REQUIRE(symlink(target.c_str(), link.c_str()) == 0);
+
+  pgas::detail::replace_file(link, "results\n");
+  CHECK(read_bounded_file(target, 100) == "precious\n");  // the link's target is untouched
+  struct stat st {};
+  REQUIRE(lstat(link.c_str(), &st) == 0);
+  CHECK(S_ISREG(st.st_mode));  // the link itself was replaced by a regular file
+  CHECK((st.st_mode & 0777) == (0644 & ~[] {
+          const mode_t m = umask(0);
+          umask(m);
+          return m;
+        }()));
+  CHECK(read_bounded_file(link, 100) == "results\n");
+
+  // Writing again replaces the content; nothing but the two files is left behind.
+  pgas::detail::replace_file(link, "again\n");
+  CHECK(read_bounded_file(link, 100) == "again\n");
+  CHECK_THROWS_WITH(pgas::detail::replace_file(std::string(dir) + "/no/such/dir/x", "x"),
+                    Contains("cannot write") && Contains("No such file or directory"));
+  std::remove(link.c_str());
+  std::remove(target.c_str());
+  CHECK(rmdir(dir) == 0);
 }

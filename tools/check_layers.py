@@ -53,6 +53,10 @@ PUBLIC = {
     "shared_array.hpp": "objects",
     "privatize.hpp": "objects",
     "detail/block.hpp": "objects",
+    "detail/bulk_check.hpp": "objects",
+    "detail/forall_affinity.hpp": "objects",
+    "detail/shared_array_impl.hpp": "objects",
+    "detail/sptr_word.hpp": "objects",
     "detail/table_index.hpp": "objects",
     "pgas.hpp": "top",
 }

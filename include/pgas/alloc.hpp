@@ -15,13 +15,30 @@
 // nbytes): block i lives on thread i % THREADS, at byte (i / THREADS) * nbytes of that
 // thread's part. Every thread's part is ceil(nblocks / THREADS) * nbytes bytes.
 //
-// Errors: running out of shared memory (the reservation, or the per-thread limit set with
-// PGAS_SHARED_HEAP_SIZE / pgasrun --shared-heap) throws pgas::bad_shared_alloc; the job goes
-// on if the program catches it. Misuse (collective calls whose arguments differ between
-// threads, freeing a pointer that is not a live shared allocation) ends the job with a
-// message naming thread, file and line (always on for collective mismatches, double frees of
-// distributed allocations and foreign pointers; double frees of local allocations are caught
-// in checked builds, -Ddebug_level>=1).
+// Contract.
+//   * Collective: all_alloc() and all_free(), with the same arguments on every thread (checked).
+//     Every other call is local to the calling thread.
+//   * Errors (pgas/error.hpp): running out of shared memory (the reservation, or the
+//     per-thread limit set with PGAS_SHARED_HEAP_SIZE / pgasrun --shared-heap) throws
+//     pgas::bad_shared_alloc; the job goes on if the program catches it. Misuse — collective
+//     calls whose arguments differ between threads, freeing a pointer that is not a live shared
+//     allocation — ends the job naming thread, file and line (always on for collective
+//     mismatches, double frees of distributed allocations and foreign pointers; double frees
+//     of local allocations are caught in checked builds, -Ddebug_level>=1). private_alloc()
+//     throws std::bad_alloc.
+//   * Outside a job there is no shared space: all_alloc(), global_alloc(), local_alloc(),
+//     free() (but free(nullptr), which does nothing) and all_free() throw pgas::usage_error;
+//     segment_size() is 0, segment_base() nullptr, owner_of() -1 and memory_usage_of() all
+//     zeros. locate(), private_alloc() and private_free() work anywhere (outside a job private
+//     memory comes from NUMA node 0).
+//   * Memory ordering: all_alloc() and all_free() each contain a barrier. When all_alloc()
+//     returns, every thread holds the allocation, whose contents are unspecified (memory is
+//     reused after a free, not cleared); each owner first-touches its part on the way out, so
+//     write into another thread's part only after a following barrier. all_free() frees the
+//     memory after every thread's accesses before its call. The other calls do not
+//     synchronise: pass a global_alloc() or local_alloc() result to other threads through
+//     shared data ordered by a barrier or a lock.
+//   * Thread safety: every call is thread-safe; a shared_alloc is a value.
 #pragma once
 
 #include <pgas/detail/export.hpp>

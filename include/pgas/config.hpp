@@ -2,6 +2,9 @@
 //
 // Each Meson option in meson_options.txt that code depends on appears here as an
 // `inline constexpr` value, so that code branches with `if constexpr` instead of `#ifdef`.
+//
+// Contract: compile-time constants only. Nothing here is called, collective, or can fail;
+// every value is the same inside and outside a job and on every thread.
 #pragma once
 
 #include <pgas/detail/build_config.hpp>

@@ -23,7 +23,12 @@
 //   * A malformed PGAS_* variable ends the program with status 2 and a message naming the
 //     variable and what it accepts, before any thread starts.
 //
-// stdout and stderr are flushed before the process ends on every one of these paths.
+// stdout and stderr are flushed before the process ends on every one of these paths. When
+// several threads fail at once, the first report ends the job and the others are not printed.
+//
+// Every public header states, in these terms, what its calls do on misuse, what they throw,
+// and what they do outside a job, together with whether they are collective, their memory
+// ordering and their thread safety.
 #pragma once
 
 #include <source_location>

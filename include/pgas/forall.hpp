@@ -15,16 +15,26 @@
 // ignores its affinity and runs every iteration: the outer loop already shares the work.
 // A pgas::everyone loop shares nothing, so it does not count as an outer loop (UPC: only a
 // loop whose affinity is not `continue` controls its nested loops).
-// forall is not collective (no barrier); follow it with pgas::barrier() when other threads
-// must see the results.
 //
-// Thread-safety: like any loop; the body runs on the calling thread.
+// Contract.
+//   * Collective: no. forall has no barrier and no agreement check; the work is shared only
+//     if every thread calls it with the same bounds and affinity, which is not checked.
+//   * Errors: forall has none of its own. An exception from the body or the affinity leaves
+//     the loop (and the nesting count) as any exception leaves a loop; uncaught, it ends the
+//     job (pgas/error.hpp).
+//   * Outside a job THREADS is 1 and MYTHREAD 0, so every forall runs every iteration on the
+//     calling thread.
+//   * Memory ordering: none. The body's accesses are relaxed; follow the loop with
+//     pgas::barrier() when other threads must see its results.
+//   * Thread safety: the body runs on the calling thread only; the nesting count is per
+//     thread.
 #pragma once
 
 #include <concepts>
 #include <type_traits>
 #include <utility>
 
+#include <pgas/detail/forall_affinity.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/sptr.hpp>
 
@@ -35,41 +45,6 @@ struct everyone_t {
   explicit everyone_t() = default;
 };
 inline constexpr everyone_t everyone{};
-
-namespace detail {
-
-inline thread_local int forall_depth = 0;
-
-struct forall_scope {
-  forall_scope() noexcept { ++forall_depth; }
-  ~forall_scope() { --forall_depth; }
-  forall_scope(const forall_scope&) = delete;
-  forall_scope& operator=(const forall_scope&) = delete;
-};
-
-template <class T>
-struct is_sptr : std::false_type {};
-template <class T, std::size_t B>
-struct is_sptr<sptr<T, B>> : std::true_type {};
-
-template <std::integral E>
-int affinity_thread(E e) noexcept {
-  if constexpr (std::is_unsigned_v<E>) {
-    // Not through long long: unsigned values of 2^63 and more would turn negative.
-    return static_cast<int>(static_cast<unsigned long long>(e) %
-                            static_cast<unsigned long long>(threads()));
-  } else {
-    const auto n = static_cast<long long>(threads());
-    const long long r = static_cast<long long>(e) % n;
-    return static_cast<int>(r < 0 ? r + n : r);
-  }
-}
-template <class P>
-requires is_sptr<std::remove_cvref_t<P>>::value int affinity_thread(const P& p) noexcept {
-  return p.thread();
-}
-
-}  // namespace detail
 
 /// upc_forall (i = lo; i < hi; ++i; i): thread t runs the i with i mod THREADS == t.
 template <std::integral I, class F>

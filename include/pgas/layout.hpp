@@ -1,5 +1,5 @@
-// pgas/layout.hpp — where each element of a shared array lives (UPC 1.3 §6.5.1.1, and the
-// multidimensional blocking of papers/004).
+// pgas/layout.hpp — where each element of a shared array lives (UPC 1.3 §6.5.1.1, extended
+// with multidimensional blocking: tiles).
 //
 // A layout is a pure value: the array's extents, its block specification and THREADS. It
 // answers, for any index, which thread owns the element, its phase within its block and its
@@ -16,7 +16,7 @@
 //                          thread 0, offset = l, phase 0.
 //   block_spec::star()     `shared [*] T A[…]`: cyclic with B = ceil(size / THREADS), so each
 //                          thread gets one contiguous block.
-//   block_spec::tiles({b0, …, bn-1})  `shared [b0][b1]… T A[d0][d1]…` (papers/004): the
+//   block_spec::tiles({b0, …, bn-1})  `shared [b0][b1]… T A[d0][d1]…`: the
 //                          array is cut into tiles of b0×b1×… elements; tile k, in row-major
 //                          tile order, goes to thread k % THREADS at course k / THREADS; a
 //                          tile is stored whole and row-major, edge tiles padded to full size.
@@ -26,10 +26,15 @@
 // Every thread's part is part_elements() long (the most any thread needs, padding included),
 // which is also what the symmetric allocation reserves per thread.
 //
-// Errors: constructing a layout with zero threads, a zero or overflowing extent, a block size
-// beyond config::max_block, tiles of the wrong rank or zero size, or more than max_rank
-// dimensions throws std::invalid_argument naming the problem. Index functions do not check;
-// shared_array checks in checked builds.
+// Contract.
+//   * Collective: nothing here; a layout is a pure value.
+//   * Errors (pgas/error.hpp's recoverable kind): constructing a layout with zero threads, a
+//     zero or overflowing extent, a block size beyond config::max_block, tiles of the wrong
+//     rank or zero size, or more than max_rank dimensions throws std::invalid_argument naming
+//     the problem. Index functions do not check (an index out of range gives a meaningless
+//     place); shared_array checks in checked builds.
+//   * Outside a job everything works the same: a layout needs no running job.
+//   * Thread safety: a const layout may be used from any number of threads.
 #pragma once
 
 #include <pgas/detail/export.hpp>

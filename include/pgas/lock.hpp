@@ -1,6 +1,6 @@
 // pgas/lock.hpp — locks shared by all threads (UPC 1.3 §7.2.4, upc_lock_t).
 //
-// `pgas::lock_t` is a handle (one pointer) to a lock that lives in the job's shared state;
+// `pgas::lock_t` is a handle (one pointer) to a lock that lives in a process-wide pool;
 // copies of a handle name the same lock, so a handle can be stored in shared data and passed
 // between threads. The type is called lock_t, like UPC's upc_lock_t, because a C++ class
 // cannot have a member function named after itself and a lock must offer lock() to work with
@@ -10,9 +10,16 @@
 //   { std::lock_guard g(l); ++shared_counter; }
 //   pgas::all_lock_free(l);                    // collective
 //
-// Checks (always on; the job ends with status 1 naming thread, file and line): locking a lock
-// the caller already holds (it would deadlock), unlocking a lock the caller does not hold,
-// using a null or freed handle, and freeing a held lock.
+// Contract.
+//   * Collective: all_lock_alloc() and all_lock_free(); every other call is local.
+//   * Errors (pgas/error.hpp): locking a lock the caller already holds (it would deadlock),
+//     unlocking a lock the caller does not hold, using a null or freed handle, and freeing a
+//     held lock are misuse, always checked: inside a job the job ends (status 1) naming the
+//     thread, file and line. Running out of memory for a new lock throws std::bad_alloc.
+//   * Outside a job locks work as in a job of one thread (thread 0): all_lock_alloc() and
+//     all_lock_free() act alone, and misuse throws pgas::usage_error.
+//   * Thread safety: a handle is a value; any thread may use any copy. Allocation and freeing
+//     are thread-safe.
 //
 // Waiting for a held lock spins briefly, then yields, then sleeps on a futex (as barriers do),
 // so oversubscribed jobs progress.

@@ -10,8 +10,10 @@
 //   }
 //
 // Build with `c++ prog.cpp $(pkg-config --cflags --libs pgas)` and launch with
-// `pgasrun -n 4 ./prog`. Each header is the manual for its part; the error model is stated
-// once at the top of runtime.hpp.
+// `pgasrun -n 4 ./prog`. Each header is the manual for its part and states its contract:
+// collective or not, errors, behaviour outside a job, memory ordering and thread safety. The
+// error model they share — misuse ends the job inside one and throws pgas::usage_error
+// outside — is stated once, in error.hpp.
 #pragma once
 
 #include <pgas/alloc.hpp>

@@ -1,10 +1,9 @@
 // pgas/privatize.hpp — inter-thread privatization: replicated pointer tables that turn an
-// access to any thread's element of a shared array into a table look-up plus an index
-// (papers/000 section IV).
+// access to any thread's element of a shared array into a table look-up plus an index.
 //
 //   pgas::shared_array<int, 2> A({1024, 1024}, pgas::block_spec::cyclic(1024));
 //   auto t = pgas::privatize(A, {.replicas = pgas::replicate::per_numa});   // collective
-//   int* row = t.row(i);          // the paper's `int *ppc_i = pc[i]`, hoisted out of a loop
+//   int* row = t.row(i);          // a private pointer to row i, hoisted out of a loop
 //   t(i, j) = 7;                  // == A(i, j): one load of a row pointer, one indexed access
 //
 // Which layouts have a table, its levels, its size and its replicas are the table model
@@ -14,21 +13,31 @@
 // (and the fault report names the table) instead of corrupting translations.
 //
 // Accounting is exact and comes from the same code everywhere: table_shape::bytes() is what
-// one replica's table holds (the paper's figures), plan_replicas() how many replicas a job
-// has; `pgas-tables` prints both for declarations offline, table::bytes()/total_bytes()/
-// mapped_bytes() report a live table, and `pgasrun --report tables` lists every table the job
-// built when it ends.
+// one replica's table holds, plan_replicas() how many replicas a job has; `pgas-tables`
+// prints both for declarations offline, table::bytes()/total_bytes()/mapped_bytes() report a
+// live table, and `pgasrun --report tables` lists every table the job built when it ends.
 //
 // shared_array uses a one-level automatic table for A(i, j, …) whenever one applies and its
 // replicas together cost at most 1/32 of the array's data (PGAS_TABLES=off turns this off);
 // privatize() builds one explicitly with any options.
 //
-// Errors: privatize() throws pgas::table_error (on every thread alike) naming why no table
-// applies, and pgas::bad_shared_alloc when a replica cannot be mapped. It is collective: every
-// thread must call it for the same array with the same options, in the same order as other
-// collectives; a mismatch, or a call outside a job, is misuse (see pgas/error.hpp).
-// Thread safety: a handle is used by one thread at a time; element access through any number
-// of handles is as safe as the same access through the array.
+// Contract.
+//   * Collective: privatize(). Every thread must call it for the same array with the same
+//     options, in the same order as other collectives (checked). Handles, their destruction
+//     and job_replica_policy()/job_replica_count() are not collective.
+//   * Errors (pgas/error.hpp): privatize() throws pgas::table_error (on every thread alike)
+//     naming why no table applies, and pgas::bad_shared_alloc when a replica cannot be mapped;
+//     table::row() and table::rows() throw table_error for a table that has no such pointers.
+//     A mismatched privatize() is misuse: inside a job the job ends naming each thread's call.
+//     Element access through a handle is not checked.
+//   * Outside a job privatize() is misuse and throws pgas::usage_error (or table_error first,
+//     when no table applies); job_replica_policy() and job_replica_count() answer for one
+//     thread on one replica.
+//   * Memory ordering: privatize() ends with a barrier, so every replica is filled and sealed
+//     when it returns on any thread. Element access through a table is the same relaxed
+//     access as through the array (pgas/shared_array.hpp).
+//   * Thread safety: a handle is used by one thread at a time; element access through any
+//     number of handles is as safe as the same access through the array.
 #pragma once
 
 #include <pgas/detail/export.hpp>
@@ -98,11 +107,11 @@ class table {
     return ix_.template address<T>({static_cast<std::size_t>(i)..., std::size_t{0}});
   }
 
-  /// The table itself as plain row pointers — the paper's `pc`, so that rows()[i][j] is
-  /// element (i, j): take it once, outside the loop, and the loop indexes it with no test and
-  /// no call. For Rank > 2, rows()[e] is the row at the row-major position e of the leading
-  /// Rank−1 indices. Only for one-level tables of whole rows (levels one, segments_per_row()
-  /// == 1); throws table_error otherwise.
+  /// The table itself as plain row pointers, so that rows()[i][j] is element (i, j): take it
+  /// once, outside the loop, and the loop indexes it with no test and no call. For Rank > 2,
+  /// rows()[e] is the row at the row-major position e of the leading Rank−1 indices. Only for
+  /// one-level tables of whole rows (levels one, segments_per_row() == 1); throws table_error
+  /// otherwise.
   T* const* rows() const {
     if (!ix_.single_level || ix_.per_row != 1 || Rank == 1) {
       throw table_error(

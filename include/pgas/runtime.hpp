@@ -3,8 +3,18 @@
 // A pgas job is THREADS pinned pthreads in one process, each running the same body (SPMD).
 // The thread that calls pgas::run() becomes thread 0; the others are created by it.
 //
-// Errors follow the model of pgas/error.hpp: misuse inside a job ends the job naming the
-// thread, file and line; outside a job it throws pgas::usage_error.
+// Contract.
+//   * Collective: nothing here. run() is called by one thread; the other calls are local.
+//   * Errors follow pgas/error.hpp: misuse inside a job ends the job naming the thread, file
+//     and line. run() is the exception: it starts jobs, so its errors (a malformed PGAS_*
+//     variable, a call while a job is running) end the program with status 2 instead.
+//   * Outside a job: mythread() is 0, threads() is 1 and in_job() is false; exit() ends the
+//     process as it would a job; job_machine() and job_placement() are misuse and throw
+//     pgas::usage_error.
+//   * Memory ordering: everything the caller of run() did before the call happens-before
+//     every body starts (thread creation), and everything every body did happens-before run()
+//     returns (the threads are joined).
+//   * Thread safety: every call here is thread-safe; run() does not nest (one job at a time).
 #pragma once
 
 #include <concepts>
@@ -13,6 +23,7 @@
 #include <source_location>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <pgas/detail/export.hpp>
 #include <pgas/detail/identity.hpp>
@@ -51,7 +62,7 @@ using body_function = std::function<int(int, char**)>;
 
 /// Runs `body(argc, argv)` in THREADS threads and returns the job's exit status.
 ///
-/// Collective: call it once, from one thread (usually main), which becomes thread 0. THREADS
+/// Call it from one thread (usually main), which becomes thread 0, outside any job. THREADS
 /// and placement come from the PGAS_* environment (set by `pgasrun`); a program started
 /// without `pgasrun` runs with the defaults (one thread). Each thread is bound with hwloc
 /// before its body starts. With more threads than processing units a warning is printed once
@@ -103,19 +114,22 @@ inline int threads() noexcept {
   return detail::job_threads;
 }
 
-/// True while a job started by pgas::run() is running (in any of its threads).
+/// True while a job started by pgas::run() is running (in any of its threads). Thread-safe.
 PGAS_API bool in_job() noexcept;
 
 /// Ends the whole job with `status` (UPC `upc_global_exit`): flushes stdio, prints one line
 /// naming the calling thread, the status and the call site on stderr, and terminates every
 /// thread at once, without running destructors or atexit handlers. Callable from any thread;
-/// the first caller's status wins.
+/// the first caller's status wins. Outside a job it ends the process the same way (as thread
+/// 0 of 1).
 [[noreturn]] PGAS_API void exit(
     int status, std::source_location where = std::source_location::current()) noexcept;
 
 /// The machine and placement the running job was started with (thread t's entry is
-/// placement()[t]). Only meaningful inside a job.
-PGAS_API const machine& job_machine() noexcept;
-PGAS_API const std::vector<thread_place>& job_placement() noexcept;
+/// job_placement()[t]). Valid until the job ends. Not collective; thread-safe. Outside a job:
+/// misuse, so they throw pgas::usage_error.
+PGAS_API const machine& job_machine(std::source_location where = std::source_location::current());
+PGAS_API const std::vector<thread_place>& job_placement(
+    std::source_location where = std::source_location::current());
 
 }  // namespace pgas

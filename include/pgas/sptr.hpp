@@ -5,29 +5,39 @@
 // thread, the next B on the next thread, wrapping from the last thread to the next "course" on
 // thread 0. B = 1 is UPC's default (`shared T *`), B = pgas::indefinite (0) is `shared [] T *`
 // (everything on one thread), B = pgas::dynamic_block takes the block size at run time.
+// `sptr<void>` is the generic `shared void *`.
 //
-// Representation. One 64-bit word (for a compile-time B):
+// Contract.
+//   * Collective: nothing here. Every call is local to the calling thread and touches no
+//     other thread's state.
+//   * Errors (pgas/error.hpp): making a pointer whose thread is not below THREADS, whose
+//     address is beyond a segment, whose phase is not below its block or whose block exceeds
+//     config::max_block (from_parts), sptr_from() of an address outside the shared space, and
+//     thread_distance() of a thread outside [0, THREADS) are misuse, always checked: inside a
+//     job the job ends naming the thread and the call's file:line. With bounds checking
+//     (config::bounds_check) so is dereferencing a pointer outside a live shared allocation;
+//     *, -> and [] have no call site to name, so the report carries the thread's backtrace.
+//     A block size beyond config::max_block in the type itself does not compile.
+//   * Outside a job there is no shared space: from_parts(), sptr_from() and thread_distance()
+//     throw pgas::usage_error, and so does a checked dereference (*, -> and [] are noexcept
+//     only when unchecked, so that the exception reaches the caller). A null
+//     (default-constructed) pointer can be made, copied and compared anywhere.
+//   * Memory ordering: *p, p->m and p[n] are plain loads and stores — UPC's relaxed accesses.
+//     Another thread sees a write once the two are ordered by a barrier or a lock
+//     (pgas/sync.hpp, pgas/lock.hpp); pgas has no strict shared accesses.
+//   * Thread safety: an sptr is a value (8 bytes; 16 for a run-time block, which also points
+//     to its block size's divider); using copies of it on any threads is safe, and the
+//     memory it points to is as safe as any memory shared by threads.
 //
-//     63 ........ 64-P | 63-P ........................................ 0
-//          phase       |  offset = thread * segment_size + address in segment
-//
-// where P = config::sptr_phase_bits (20 by default; Meson option `sptr_phase_bits`). Segments
-// are powers of two laid end to end in one reservation (pgas/alloc.hpp), so
-//     threadof  = offset >> log2(segment_size)
-//     address   = shared space base + offset          (dereference: an AND and an ADD)
-// and no table or divide is ever needed to find an element. Limits: a block has at most
-// 2^P elements (config::max_block) and the shared space at most 2^(64-P) bytes (16 TiB by
-// default: e.g. 4096 threads of 4 GiB). The word 0 is the null pointer-to-shared.
-// A run-time-B pointer also carries a pointer to its block size's divider, so it is 16 bytes;
-// its word is the same.
+// Limits: a block has at most config::max_block elements and the shared space at most
+// 2^config::sptr_offset_bits bytes (16 TiB by default: e.g. 4096 threads of 4 GiB), because a
+// pointer is one 64-bit word of phase and offset (pgas/detail/sptr_word.hpp).
 //
 // Arithmetic (p + n, p - n, ++, --, p - q) follows UPC 1.3 exactly: advancing by n moves the
 // phase by n modulo B, crossing to the next thread at each block boundary and to the next
-// course after the last thread. Division by B and by THREADS never uses a hardware divide:
-// compile-time B divides by a constant, run-time B and THREADS use precomputed libdivide
-// dividers (shifts for powers of two), and ++ within a block is one add. p - q is defined for
-// pointers into the same array (UPC leaves other cases undefined); relational comparison
-// orders by p - q; == compares thread and address and ignores the phase (UPC §6.4.2p4).
+// course after the last thread; no step divides in hardware. p - q is defined for pointers
+// into the same array (UPC leaves other cases undefined); relational comparison orders by
+// p - q; == compares thread and address and ignores the phase (UPC §6.4.2p4).
 //
 // Conversions (UPC §6.4.3):
 //   * sptr<T, B> → sptr<const T, B> and → sptr<void> (the generic pointer-to-shared, which
@@ -42,12 +52,6 @@
 //     thread, but here every thread's memory is in one address space, so a pointer to any
 //     thread's data works. Pointer arithmetic on the result is plain C arithmetic within the
 //     owner's part (contiguous within a block, and across that thread's courses).
-//
-// Errors: with bounds checking on (config::bounds_check), dereferencing a pointer outside a
-// live shared allocation ends the job naming the thread, the pointer and a backtrace. Making
-// a pointer from a thread or block size beyond the limits above is always an error.
-//
-// Thread-safety: an sptr is a value; using it is as thread-safe as the memory it points to.
 #pragma once
 
 #include <pgas/detail/export.hpp>
@@ -61,6 +65,7 @@
 #include <pgas/config.hpp>
 #include <pgas/detail/block.hpp>
 #include <pgas/detail/geometry.hpp>
+#include <pgas/detail/sptr_word.hpp>
 #include <pgas/runtime.hpp>
 
 namespace pgas {
@@ -73,24 +78,6 @@ inline constexpr std::size_t dynamic_block = detail::dynamic_block_tag;
 
 template <class T, std::size_t B = 1>
 class sptr;
-
-namespace detail {
-
-inline constexpr unsigned phase_shift = config::sptr_offset_bits;
-inline constexpr std::uint64_t offset_mask = (std::uint64_t{1} << phase_shift) - 1;
-inline constexpr std::uint64_t phase_one = std::uint64_t{1} << phase_shift;
-
-// Packs thread, address and phase, checking the limits (always: it is not the fast path).
-PGAS_API std::uint64_t sptr_pack(int thread, std::size_t addrfield, std::size_t phase,
-                                 std::uint64_t block, const std::source_location& where);
-
-// Conversions that keep everything: adding const, and compile-time B → run-time B.
-template <class T, std::size_t B, class U, std::size_t B2>
-inline constexpr bool sptr_implicit =
-    !std::is_void_v<U> && std::is_same_v<std::remove_const_t<T>, std::remove_const_t<U>> &&
-    (std::is_const_v<T> || !std::is_const_v<U>)&&(B == B2 || B == dynamic_block_tag);
-
-}  // namespace detail
 
 /// The generic pointer-to-shared, UPC's `shared void *` (and `shared const void *`): keeps
 /// thread, address and phase; no arithmetic and no dereference (both would not compile).
@@ -110,7 +97,7 @@ class sptr<V, B> {
   requires(std::is_void_v<W>&& std::is_const_v<V> && !std::is_const_v<W>) sptr(const sptr<W, B2>& p)
   noexcept : w_(p.word()) {}
 
-  /// The packed word (see the top of this header).
+  /// The packed word (pgas/detail/sptr_word.hpp); from_word is its inverse.
   std::uint64_t word() const noexcept { return w_; }
   static sptr from_word(std::uint64_t w) noexcept {
     sptr p;
@@ -118,34 +105,32 @@ class sptr<V, B> {
     return p;
   }
 
+  /// UPC upc_threadof, upc_phaseof and upc_addrfield (see the typed pointer below).
   int thread() const noexcept {
-    return static_cast<int>((w_ & detail::offset_mask) >> detail::geometry.shift);
+    return static_cast<int>(detail::word_offset<dynamic_block>(w_) >> detail::geometry.shift);
   }
-  std::size_t phase() const noexcept { return w_ >> detail::phase_shift; }
+  std::size_t phase() const noexcept { return detail::word_phase<dynamic_block>(w_); }
   std::size_t addrfield() const noexcept {
-    return w_ & detail::offset_mask & (detail::geometry.segment - 1);
+    return detail::word_offset<dynamic_block>(w_) & (detail::geometry.segment - 1);
   }
   /// The address in the one address space. As for typed pointers, the fast form: for the
   /// null pointer-to-shared it is not null (the conversion below is).
-  V* get() const noexcept { return detail::geometry.base + (w_ & detail::offset_mask); }
+  V* get() const noexcept { return detail::geometry.base + detail::word_offset<dynamic_block>(w_); }
   explicit operator V*() const noexcept { return w_ == 0 ? nullptr : get(); }
   explicit operator bool() const noexcept { return w_ != 0; }
 
   /// Same thread and address (the phase is ignored, as in UPC).
-  friend bool operator==(sptr a, sptr b) noexcept {
-    return ((a.w_ ^ b.w_) & detail::offset_mask) == 0;
-  }
+  friend bool operator==(sptr a, sptr b) noexcept { return detail::word_same_place(a.w_, b.w_); }
 
  private:
   std::uint64_t w_ = 0;
 };
 
-/// UPC `shared [B] T *`. See the top of this header for representation and rules.
+/// UPC `shared [B] T *`. See the top of this header for the rules.
 template <class T, std::size_t B>
 class sptr {
   static_assert(B == dynamic_block || B <= config::max_block,
                 "block size exceeds config::max_block (2^sptr_phase_bits elements)");
-  static constexpr bool phaseless = B == 0 || B == 1;
   static constexpr std::uint64_t S = sizeof(T);
 
  public:
@@ -155,6 +140,7 @@ class sptr {
   using reference = T&;
   using pointer = T*;
 
+  /// The null pointer-to-shared (word 0).
   constexpr sptr() noexcept = default;
   constexpr sptr(std::nullptr_t) noexcept {}
 
@@ -183,18 +169,20 @@ class sptr {
   template <class V, std::size_t B2>
   requires(std::is_void_v<V>&& B != dynamic_block) explicit sptr(const sptr<V, B2>& p) noexcept
       : w_(p.word()) {
-    if constexpr (phaseless) w_ &= detail::offset_mask;
+    if constexpr (detail::word_phaseless<B>) w_ &= detail::offset_mask;
   }
 
   /// Makes a pointer from its parts (UPC has no such constructor; this is how arrays make
-  /// &A[i]). Ends the job if thread is not below THREADS, addrfield is not inside a
-  /// segment or phase is not below the block size.
+  /// &A[i]). Misuse (see the top of this header) when thread is not below THREADS,
+  /// addrfield is not inside a segment or phase is not below the block size; outside a job
+  /// it always throws pgas::usage_error.
   static sptr from_parts(
       int thread, std::size_t addrfield, std::size_t phase = 0,
       std::source_location where = std::source_location::current()) requires(B != dynamic_block) {
     return from_word(detail::sptr_pack(thread, addrfield, phase, B, where));
   }
-  /// The run-time-B form (block 0 is indefinite).
+  /// The run-time-B form (block 0 is indefinite); also misuse for a block beyond
+  /// config::max_block.
   static sptr from_parts(
       int thread, std::size_t addrfield, std::size_t phase, std::size_t block,
       std::source_location where = std::source_location::current()) requires(B == dynamic_block) {
@@ -204,7 +192,8 @@ class sptr {
     return p;
   }
 
-  /// The packed word. from_word is its inverse (a run-time-B pointer also needs its block).
+  /// The packed word (pgas/detail/sptr_word.hpp). from_word is its inverse, unchecked (a
+  /// run-time-B pointer also needs its block, by size or as another pointer's divider).
   std::uint64_t word() const noexcept { return w_; }
   static sptr from_word(std::uint64_t w) noexcept requires(B != dynamic_block) {
     sptr p;
@@ -225,73 +214,38 @@ class sptr {
   /// UPC upc_threadof: the thread that has affinity to the element.
   int thread() const noexcept { return static_cast<int>(offset() >> detail::geometry.shift); }
   /// UPC upc_phaseof: the element's position within its block (0 for B = 1 and indefinite).
-  std::size_t phase() const noexcept {
-    if constexpr (phaseless) {
-      return 0;
-    } else {
-      return w_ >> detail::phase_shift;
-    }
-  }
+  std::size_t phase() const noexcept { return detail::word_phase<B>(w_); }
   /// UPC upc_addrfield: the byte offset of the element within its thread's segment.
   std::size_t addrfield() const noexcept { return offset() & (detail::geometry.segment - 1); }
   /// The block size B (the run-time value for dynamic_block).
   std::size_t block() const noexcept { return blk_.value(); }
   /// Offset of the element from the start of the shared space.
-  std::uint64_t offset() const noexcept {
-    if constexpr (phaseless) {
-      return w_;
-    } else {
-      return w_ & detail::offset_mask;
-    }
-  }
+  std::uint64_t offset() const noexcept { return detail::word_offset<B>(w_); }
 
   /// The element's address: any thread's memory is reachable (see "Conversions" above).
   /// The fast form: for the null pointer-to-shared it is not null (use static_cast<T*>).
   T* get() const noexcept { return reinterpret_cast<T*>(detail::geometry.base + offset()); }
+  /// The element's address, and nullptr for the null pointer-to-shared.
   explicit operator T*() const noexcept { return w_ == 0 ? nullptr : get(); }
+  /// False for the null pointer-to-shared.
   explicit operator bool() const noexcept { return w_ != 0; }
 
-  T& operator*() const noexcept {
+  /// The element, by reference: a relaxed access (see the top of this header). Checked
+  /// builds end the job when the element is not inside a live shared allocation.
+  T& operator*() const noexcept(!config::bounds_check) {
     if constexpr (config::bounds_check) check(sizeof(T));
     return *get();
   }
-  T* operator->() const noexcept {
+  T* operator->() const noexcept(!config::bounds_check) {
     if constexpr (config::bounds_check) check(sizeof(T));
     return get();
   }
-  T& operator[](std::ptrdiff_t n) const noexcept { return *(*this + n); }
+  /// *(p + n).
+  T& operator[](std::ptrdiff_t n) const noexcept(!config::bounds_check) { return *(*this + n); }
 
+  /// The next element in the block-cyclic order (UPC §6.4.2p2-3): within a block one add.
   sptr& operator++() noexcept {
-    const detail::shared_geometry& g = detail::geometry;
-    if constexpr (B == 0) {
-      w_ += S;
-    } else if constexpr (B == 1) {
-      // Next thread, same address; after the last thread, the next address on thread 0.
-      // The test reads the old word, not w_ + segment, so the compare and both candidate
-      // sums run side by side: a loop of ++p carries a 2-cycle chain through w_, not 3.
-      w_ = w_ >= g.span - g.segment ? w_ - (g.span - g.segment - S) : w_ + g.segment;
-    } else {
-      if constexpr (B == dynamic_block) {
-        if (block() == 0) [[unlikely]] {  // a run-time indefinite block
-          w_ += S;
-          return *this;
-        }
-      }
-      // phase() + 1 < block(), read off the word: the offset bits are below phase_one, so
-      // w_ < (B - 1) * phase_one exactly when the phase is below B - 1. [[likely]] keeps the
-      // in-block step on the fall-through path: one taken branch per element, not two.
-      if (w_ < (block() - 1) * detail::phase_one) [[likely]] {
-        w_ += detail::phase_one + S;
-      } else {
-        // Phase 0 of the next block: the next thread, back to the block's start; after the
-        // last thread, the next course on thread 0. As for B = 1, the test reads the offset
-        // itself rather than the sum.
-        const std::uint64_t off = w_ & detail::offset_mask;
-        const std::uint64_t back = (block() - 1) * S;
-        w_ = off >= g.span - g.segment + back ? off - back + g.segment - g.span + block() * S
-                                              : off - back + g.segment;
-      }
-    }
+    detail::word_increment<B, S>(w_, blk_);
     return *this;
   }
   sptr operator++(int) noexcept {
@@ -306,54 +260,9 @@ class sptr {
     return old;
   }
 
-  /// UPC pointer-to-shared addition (§6.4.2p2-3).
+  /// UPC pointer-to-shared addition (§6.4.2p2-3): n elements on in the block-cyclic order.
   sptr& operator+=(std::ptrdiff_t n) noexcept {
-    if constexpr (B == 0) {
-      w_ += static_cast<std::uint64_t>(n) * S;
-    } else {
-      const detail::shared_geometry& g = detail::geometry;
-      const std::uint64_t o = offset();
-      const auto t = static_cast<std::int64_t>(o >> g.shift);
-      const auto a = static_cast<std::int64_t>(o & (g.segment - 1));
-      if constexpr (B == 1) {
-        std::int64_t courses, thread;
-        detail::floor_divmod_threads(t + n, courses, thread);
-        w_ = (static_cast<std::uint64_t>(thread) << g.shift) +
-             static_cast<std::uint64_t>(a + courses * static_cast<std::int64_t>(S));
-      } else {
-        const auto b = static_cast<std::int64_t>(block());
-        if (b == 0) {  // a run-time indefinite block
-          w_ += static_cast<std::uint64_t>(n) * S;
-          return *this;
-        }
-        const auto ph = static_cast<std::int64_t>(phase());
-        if (n >= 0) [[likely]] {
-          // Forwards (the common case): unsigned divisions, no floor corrections.
-          const auto ub = static_cast<std::uint64_t>(b);
-          const std::uint64_t pos = static_cast<std::uint64_t>(ph) + static_cast<std::uint64_t>(n);
-          std::uint64_t blocks;
-          if constexpr (B == dynamic_block) {
-            blocks = blk_.d == nullptr ? pos : blk_.d->divide(pos);
-          } else {
-            blocks = pos / B;
-          }
-          const std::uint64_t nph = pos - blocks * ub;
-          const std::uint64_t tb = static_cast<std::uint64_t>(t) + blocks;
-          const std::uint64_t courses = g.threads_div.divide(tb);
-          const std::uint64_t thread = tb - courses * static_cast<std::uint64_t>(g.threads);
-          w_ = (nph << detail::phase_shift) |
-               ((thread << g.shift) + static_cast<std::uint64_t>(a) +
-                (nph - static_cast<std::uint64_t>(ph) + courses * ub) * S);
-          return *this;
-        }
-        std::int64_t blocks, nph, courses, thread;
-        blk_.floor_divmod(ph + n, blocks, nph);
-        detail::floor_divmod_threads(t + blocks, courses, thread);
-        const std::int64_t na = a + (nph - ph + courses * b) * static_cast<std::int64_t>(S);
-        w_ = (static_cast<std::uint64_t>(nph) << detail::phase_shift) |
-             ((static_cast<std::uint64_t>(thread) << g.shift) + static_cast<std::uint64_t>(na));
-      }
-    }
+    detail::word_advance<B, S>(w_, blk_, n);
     return *this;
   }
   sptr& operator-=(std::ptrdiff_t n) noexcept { return *this += -n; }
@@ -364,35 +273,19 @@ class sptr {
   /// UPC pointer-to-shared subtraction (§6.4.2p5): the difference of the two elements'
   /// positions in the block-cyclic order. Defined for pointers into the same array.
   friend std::ptrdiff_t operator-(const sptr& p, const sptr& q) noexcept {
-    const detail::shared_geometry& g = detail::geometry;
-    const auto pa = static_cast<std::int64_t>(p.addrfield());
-    const auto qa = static_cast<std::int64_t>(q.addrfield());
-    const auto s = static_cast<std::int64_t>(S);
-    const std::int64_t dt = static_cast<std::int64_t>(p.thread()) - q.thread();
-    const auto b = static_cast<std::int64_t>(p.block());
-    if (b == 0) return (pa - qa) / s;
-    if constexpr (phaseless) {
-      return (pa - qa) / s * static_cast<std::int64_t>(g.threads) + dt;
-    } else {
-      const auto pp = static_cast<std::int64_t>(p.phase());
-      const auto qp = static_cast<std::int64_t>(q.phase());
-      // Block starts differ by a whole number of courses of B elements.
-      std::int64_t courses, rest;
-      p.blk_.floor_divmod(((pa - pp * s) - (qa - qp * s)) / s, courses, rest);
-      return (courses * static_cast<std::int64_t>(g.threads) + dt) * b + (pp - qp);
-    }
+    return detail::word_distance<B, S>(p.w_, q.w_, p.blk_);
   }
 
   /// Same thread and address; the phase is ignored (UPC §6.4.2p4).
   friend bool operator==(const sptr& p, const sptr& q) noexcept {
-    return ((p.w_ ^ q.w_) & detail::offset_mask) == 0;
+    return detail::word_same_place(p.w_, q.w_);
   }
   /// Orders pointers into the same array by their position (p - q).
   friend std::strong_ordering operator<=>(const sptr& p, const sptr& q) noexcept {
     return (p - q) <=> 0;
   }
 
-  /// The block reference (run-time B): for conversions.
+  /// The block as the pointer carries it (a run-time B's divider): for conversions.
   detail::block_ref<B> block_ref() const noexcept { return blk_; }
 
  private:
@@ -407,7 +300,7 @@ class sptr {
     }
   }
 
-  void check(std::size_t bytes) const noexcept {
+  void check(std::size_t bytes) const {
     detail::check_shared_range(offset(), bytes, "dereferencing a pointer-to-shared", nullptr);
   }
 
@@ -457,7 +350,9 @@ sptr<U, B2> sptr_cast(const sptr<T, B>& p) noexcept {
 /// True when the element has affinity to the calling thread (UPC: upc_threadof(p) ==
 /// MYTHREAD).
 template <class T, std::size_t B>
-bool is_local(const sptr<T, B>& p) noexcept;
+bool is_local(const sptr<T, B>& p) noexcept {
+  return p.thread() == mythread();
+}
 
 /// How close two threads of the running job are placed, nearest first.
 enum class locality {
@@ -472,28 +367,18 @@ enum class locality {
 PGAS_API const char* to_string(locality l) noexcept;
 
 /// How close threads a and b are on the machine the job runs on (from the job's placement;
-/// threads that are not bound count as placed on the PU their number maps to). Must be
-/// called inside a job; a or b outside [0, THREADS) ends the job.
+/// threads that are not bound count as placed on the PU their number maps to). Not
+/// collective; thread-safe. Misuse: a or b outside [0, THREADS); outside a job it throws
+/// pgas::usage_error.
 PGAS_API locality thread_distance(int a, int b,
                                   std::source_location where = std::source_location::current());
 
 /// A pointer-to-shared for an address in the shared space (e.g. from local_alloc or a cast
-/// to a plain pointer), with phase 0 and indefinite block: the inverse of to_local. An
-/// address outside the shared space ends the job (always checked).
+/// to a plain pointer), with phase 0 and indefinite block: the inverse of to_local. Misuse
+/// (always checked): an address outside the shared space; outside a job it throws
+/// pgas::usage_error.
 template <class T>
-sptr<T, indefinite> sptr_from(T* p, std::source_location where = std::source_location::current());
-
-template <class T, std::size_t B>
-bool is_local(const sptr<T, B>& p) noexcept {
-  return p.thread() == mythread();
-}
-
-namespace detail {
-PGAS_API std::uint64_t sptr_offset_of(const void* p, const std::source_location& where);
-}
-
-template <class T>
-sptr<T, indefinite> sptr_from(T* p, std::source_location where) {
+sptr<T, indefinite> sptr_from(T* p, std::source_location where = std::source_location::current()) {
   return sptr<T, indefinite>::from_word(detail::sptr_offset_of(p, where));
 }
 

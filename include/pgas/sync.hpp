@@ -8,9 +8,14 @@
 //     instance pgas::all_lock_alloc), which would otherwise pair up silently;
 //   * notify() must be followed by wait() before the next notify(), and wait() must follow a
 //     notify().
-// A violation ends the job with status 1 and a message naming each thread, the value it
-// passed and the file:line of its call. A thread that returns from its body while others wait
-// at a barrier also ends the job, with where each waiting thread is.
+// A violation is misuse (pgas/error.hpp): the job ends with status 1 and a message naming each
+// thread, the value it passed and the file:line of its call. A thread that returns from its
+// body while others wait at a barrier also ends the job, with where each waiting thread is.
+// Outside a job there is nothing to synchronise with: barrier(), notify() and wait() throw
+// pgas::usage_error; fence() works anywhere.
+//
+// Thread safety: each call acts for the calling thread only; every thread of the job makes
+// its own calls.
 //
 // Waiting threads spin briefly with a pause instruction, then yield the processor, then sleep
 // on a futex, so that jobs with more threads than cores (oversubscribed) still progress. The

@@ -1,27 +1,27 @@
 // pgas/table_model.hpp — the pure model of inter-thread privatization tables: which layouts
-// have a table, how many pointers it holds (papers/000 eq. 1, dimension sorting) and how a
-// job's threads share replicas of it. Needs no running job: `pgas-tables` and the runtime
+// have a table, how many pointers it holds (by level, with dimension sorting) and how a job's
+// threads share replicas of it. Needs no running job: `pgas-tables` and the runtime
 // compute sizes with the same code.
 //
 // A table holds pointers to *segments*: runs of elements of one row that are contiguous in
 // one thread's part. Three layouts have them:
-//   rows in blocks    `shared [B]` with B a multiple of the row length (the paper's case, also
-//                     `shared []` and a `[*]` that comes out a multiple): one pointer per row.
+//   rows in blocks    `shared [B]` with B a multiple of the row length (also `shared []` and
+//                     a `[*]` that comes out a multiple): one pointer per row.
 //   blocks in rows    the row length a multiple of B (or a single row, e.g. a 1-D array):
 //                     one pointer per block, rows_in_blocks with the column split in
 //                     (column / B, column % B).
-//   tile rows         `shared [b0]…[bn-1]` tiles (papers/004): one pointer per row of every
+//   tile rows         `shared [b0]…[bn-1]` tiles: one pointer per row of every
 //                     tile, the column split by the last tile extent.
 // Any other layout (a row that straddles a block boundary somewhere other than at a row start)
 // has no table; table_shape says why, naming a row whose start falls inside a block.
 //
 // Levels (`table_levels`): `one` is a single table with one pointer per segment, indexed by
-// the row-major position of the leading indices (paper Figure 4); `n_minus_1` is one table per
-// index dimension, each pointing into the next (Figure 5), costing paper eq. 1 bytes;
-// `sort_dims` builds the n−1 levels over the index dimensions sorted from the smallest extent
-// to the largest (paper IV.B.3), which never changes an element's address, only the table's
-// size. The index dimensions are the leading n−1 array dimensions, plus the segment number
-// when a row holds several segments.
+// the row-major position of the leading indices; `n_minus_1` is one table per index
+// dimension, each pointing into the next, so level k holds the product of the first k + 1
+// index extents (d0 + d0·d1 + … pointers in all); `sort_dims` builds the n−1 levels over the
+// index dimensions sorted from the smallest extent to the largest, which never changes an
+// element's address, only the table's size. The index dimensions are the leading n−1 array
+// dimensions, plus the segment number when a row holds several segments.
 //
 // Replicas (`replicate`): every thread reads the replica of its group — one for the job
 // (`single`), one per NUMA node, package (`per_socket`), L3 cache or thread the job's threads
@@ -29,10 +29,14 @@
 // else single. plan_replicas() says which thread reads which replica and on which node it
 // lives.
 //
-// Errors: every function here throws pgas::table_error (a std::invalid_argument) naming why
-// no table applies, which size overflows or which option word is unknown; nothing here ends
-// the job. Thread safety: pure functions of their arguments, callable from any thread, inside
-// or outside a job.
+// Contract.
+//   * Collective: nothing here; every function is a pure function of its arguments.
+//   * Errors (pgas/error.hpp's recoverable kind): every function here throws
+//     pgas::table_error (a std::invalid_argument) naming why no table applies, which size
+//     overflows or which option word is unknown; nothing here is misuse or ends the job.
+//   * Outside a job everything works the same: the model needs no running job.
+//   * Memory ordering: not applicable (no shared state).
+//   * Thread safety: callable from any thread; a table_shape is a value.
 #pragma once
 
 #include <pgas/detail/export.hpp>
@@ -61,7 +65,8 @@ enum class replicate { single, per_numa, per_socket, per_l3, per_thread, automat
 PGAS_API replicate parse_replicate(std::string_view word);
 PGAS_API std::string_view to_string(replicate r) noexcept;
 
-/// One table of segment pointers, or one table per index dimension (paper Figures 4 and 5).
+/// One table of segment pointers, or one table per index dimension (see the top of this
+/// header).
 enum class table_levels { one, n_minus_1 };
 /// "one", "n-1". Throws table_error.
 PGAS_API table_levels parse_table_levels(std::string_view word);

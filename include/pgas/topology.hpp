@@ -9,6 +9,16 @@
 // Placement is a pure function of a machine, a thread count and two policies (`place`), so
 // it is tested on synthetic machines and `pgasrun --dry-run --topology` can plan for a machine
 // you are not on.
+//
+// Contract.
+//   * Collective: nothing here.
+//   * Errors (pgas/error.hpp's recoverable kind): a machine that cannot be loaded throws
+//     pgas::topology_error; a malformed policy word, or place() with fewer than one thread or
+//     on a machine with no PUs, throws std::invalid_argument. Nothing here is misuse.
+//   * Outside a job everything works the same: none of it needs a running job (the running
+//     job's own machine and placement are pgas::job_machine() and pgas::job_placement()).
+//   * Thread safety: every function may be called from any thread; machine and thread_place
+//     are values. machine::current() asks hwloc afresh on each call.
 #pragma once
 
 #include <pgas/detail/export.hpp>
@@ -114,7 +124,8 @@ struct thread_place {
 
 /// The placement of `threads` threads (>= 1) on `m`: a pure function, the same answer for the
 /// same arguments on any host. More threads than PUs wrap around (thread t and t + PUs share a
-/// PU); see oversubscribed().
+/// PU); see oversubscribed(). Throws std::invalid_argument for threads < 1 or a machine with
+/// no PUs.
 PGAS_API std::vector<thread_place> place(const machine& m, int threads, bind_policy bind,
                                          map_policy map);
 

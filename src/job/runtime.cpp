@@ -256,12 +256,12 @@ void exit(int status, std::source_location where) noexcept {
   detail::os_exit(status);
 }
 
-const machine& job_machine() noexcept {
-  return detail::job_current()->plan_machine;
+const machine& job_machine(std::source_location where) {
+  return detail::job_or_misuse(where, "pgas::job_machine").plan_machine;
 }
 
-const std::vector<thread_place>& job_placement() noexcept {
-  return detail::job_current()->plan;
+const std::vector<thread_place>& job_placement(std::source_location where) {
+  return detail::job_or_misuse(where, "pgas::job_placement").plan;
 }
 
 }  // namespace pgas

@@ -19,7 +19,8 @@
 
 namespace pgas::detail {
 
-struct table_state;  // one table: its replicas, accounting and registry entry (src/objects/table_build.cpp)
+// One table: its replicas, accounting and registry entry (src/objects/table_build.cpp).
+struct table_state;
 
 /// A thread's reference to a table: the shared state and the root of the thread's replica.
 struct table_ref {

@@ -34,6 +34,12 @@ TEST_CASE("outside a job there is one thread, number 0", "[runtime]") {
   CHECK_FALSE(pgas::in_job());
 }
 
+TEST_CASE("the job's machine and placement are misuse outside a job", "[runtime][errors]") {
+  CHECK_THROWS_AS(pgas::job_machine(), pgas::usage_error);
+  CHECK_THROWS_WITH(pgas::job_placement(),
+                    Catch::Contains("pgas::job_placement") && Catch::Contains("runtime_test.cpp:"));
+}
+
 TEST_CASE("every thread runs the body once with its own number", "[runtime]") {
   for (int n : {1, 2, 3, 5}) {
     std::vector<std::atomic<int>> seen(static_cast<std::size_t>(n));

@@ -16,9 +16,7 @@ void misuse(std::string_view what, const std::source_location& where) {
   if (!job_live.load(std::memory_order_acquire)) {
     throw usage_error(fmt::format("pgas: {} at {}", what, where_string(where)));
   }
-  fault_end_job(fmt::format("thread {} of {}: {} at {}", tls_mythread, job_threads, what,
-                            where_string(where)),
-                1);
+  fault_end_job(fmt::format("{}: {} at {}", fault_who(), what, where_string(where)), 1);
 }
 
 void misuse_here(std::string_view what) {
@@ -27,9 +25,9 @@ void misuse_here(std::string_view what) {
   }
   if (!fault_claim()) fault_park();
   std::fflush(nullptr);
-  os_write_stderr(fmt::format("pgas: thread {}: {}; backtrace:\n", tls_mythread, what));
+  os_write_stderr(fmt::format("pgas: {}: {}; backtrace:\n", fault_who(), what));
   os_backtrace(1);
-  fault_end_job(fmt::format("thread {} of {}: {}", tls_mythread, job_threads, what), 1);
+  fault_end_job(fmt::format("{}: {}", fault_who(), what), 1);
 }
 
 }  // namespace pgas::detail

@@ -33,14 +33,6 @@ std::terminate_handler previous_terminate = nullptr;
 
 fault_explainer explainer = nullptr;
 
-// The thread number and THREADS, as every report names them.
-int me() noexcept {
-  return tls_mythread;
-}
-int all() noexcept {
-  return job_threads;
-}
-
 void flush_stdio() noexcept {
   std::fflush(stdout);
   std::fflush(stderr);
@@ -59,10 +51,8 @@ void flush_stdout_if_free() noexcept {
 void on_fatal_signal(int sig, siginfo_t* info, void*) {
   if (!fault_claim()) fault_park();
   fault_text b;
-  b.add("pgas: thread ");
-  b.add_int(me());
-  b.add(" of ");
-  b.add_int(all());
+  b.add("pgas: ");
+  fault_who(b);
   b.add(": fatal signal ");
   b.add(os_signal_name(sig));
   b.add(" (");
@@ -80,8 +70,8 @@ void on_fatal_signal(int sig, siginfo_t* info, void*) {
       }
     }
   }
-  b.add("\npgas: backtrace of thread ");
-  b.add_int(me());
+  b.add("\npgas: backtrace of ");
+  fault_who(b);
   b.add(":\n");
   os_write_stderr(std::string_view(b.data, b.len));
   os_backtrace(1);
@@ -111,20 +101,40 @@ void on_terminate() {
       what = x.what();
     } catch (...) {
     }
-    msg = fmt::format("pgas: thread {} of {}: uncaught exception of type {}{}{}\n", me(), all(),
-                      type_name, what.empty() ? "" : ": ", what);
+    msg = fmt::format("pgas: {}: uncaught exception of type {}{}{}\n", fault_who(), type_name,
+                      what.empty() ? "" : ": ", what);
   } else {
-    msg = fmt::format("pgas: thread {} of {}: std::terminate called without an exception\n", me(),
-                      all());
+    msg = fmt::format("pgas: {}: std::terminate called without an exception\n", fault_who());
   }
   flush_stdio();
   os_write_stderr(msg);
-  os_write_stderr(fmt::format("pgas: backtrace of thread {}:\n", me()));
+  os_write_stderr(fmt::format("pgas: backtrace of {}:\n", fault_who()));
   os_backtrace(2);
   os_exit(1);
 }
 
 }  // namespace
+
+// A thread of the program's own inside a running job reads tls_mythread as 0: name it for what
+// it is rather than blame thread 0.
+void fault_who(fault_text& out) noexcept {
+  if (job_live.load(std::memory_order_acquire) && !tls_job_thread) {
+    out.add("a thread the program started (not one of the ");
+    out.add_int(job_threads);
+    out.add(" UPC threads)");
+    return;
+  }
+  out.add("thread ");
+  out.add_int(tls_mythread);
+  out.add(" of ");
+  out.add_int(job_threads);
+}
+
+std::string fault_who() {
+  fault_text t;
+  fault_who(t);
+  return std::string(t.data, t.len);
+}
 
 void fault_text::add(const char* s) noexcept {
   while (*s != '\0' && len + 1 < sizeof data)

@@ -28,6 +28,12 @@ struct fault_text {
 /// false when it knows nothing of `addr`. Called from the signal handler: async-signal-safe.
 using fault_explainer = bool (*)(const void* addr, fault_text& out) noexcept;
 
+/// Who the calling thread is, for reports: "thread T of N", or, for a thread the program
+/// started itself inside a job, "a thread the program started (not one of the N UPC threads)".
+/// The first form is async-signal-safe through fault_who(fault_text&).
+std::string fault_who();
+void fault_who(fault_text& out) noexcept;
+
 /// Installs the fatal-signal handlers and the std::terminate handler for the job; uninstall
 /// puts the previous ones back. `explain` (may be null) is asked about SIGSEGV addresses; it is
 /// how layers above the base (the shared space's read-only replicas) name what was hit.

@@ -85,6 +85,7 @@ namespace {
 
 void thread_body(detail::job& j, int t) {
   detail::tls_mythread = t;
+  detail::tls_job_thread = true;
   detail::faults_thread_start();
   if (j.topo != nullptr) {
     const std::vector<int>& cpus = j.plan[static_cast<std::size_t>(t)].cpus;
@@ -237,6 +238,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   detail::current.store(nullptr, std::memory_order_release);
   detail::job_threads = 1;
   detail::tls_mythread = 0;
+  detail::tls_job_thread = false;
   j.reset();
   detail::running.store(false);
   return status;

@@ -5,6 +5,7 @@
 // table model (src/models/table_shape.cpp), memory from alloc/replicas.cpp.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <pgas/alloc.hpp>
 #include <pgas/detail/geometry.hpp>
@@ -16,6 +17,7 @@
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,7 +37,8 @@ namespace {
 // One table the job built, as the exit report shows it. Kept after the table is freed.
 struct table_record {
   int id = 0;
-  std::string array;  // "shared [1024] T[1024][1024] (4-byte elements)"
+  std::string array;  // "shared [1024] T32 [1024][1024]": the type, T<bits> for the element
+  std::size_t element_size = 0;
   std::string where;  // the privatize() or shared_array call site
   bool automatic = false;
   replicate policy = replicate::single;
@@ -161,7 +164,10 @@ table_ref table_build(const layout& l, std::size_t element_size, char* data0,
     mine->id = static_cast<int>(registry.size()) + 1;
     table_record r;
     r.id = mine->id;
-    r.array = l.declaration(fmt::format("T{}", element_size * 8), "A");
+    // The runtime does not know the program's name for the array: the row shows its type
+    // (`shared [256] T32 [256][256]`, as C writes a type name) and where it was built.
+    r.array = l.declaration(fmt::format("T{}", element_size * 8), "");
+    r.element_size = element_size;
     r.where = where_string(where);
     r.automatic = automatic;
     r.policy = plan.policy;
@@ -302,14 +308,20 @@ std::string tables_report() {
   std::lock_guard<std::mutex> g(registry_lock);
   std::size_t live = 0;
   std::size_t width = 5;
+  std::set<std::size_t> element_sizes;
   for (const table_record& r : registry) {
     live += r.live ? 1 : 0;
     width = std::max(width, r.array.size());
+    element_sizes.insert(r.element_size);
   }
-  std::string out = fmt::format(
-      "pgas: privatization tables: {} built during the job, {} live at exit (T32: 4-byte "
-      "elements)\n",
-      registry.size(), live);
+  // The legend names the element types the rows use: T32 for 4-byte elements, T64 for 8, ...
+  std::vector<std::string> legend;
+  for (std::size_t bytes : element_sizes)
+    legend.push_back(fmt::format("T{}: {}-byte elements", bytes * 8, bytes));
+  std::string out =
+      fmt::format("pgas: privatization tables: {} built during the job, {} live at exit{}{}{}\n",
+                  registry.size(), live, legend.empty() ? "" : " (", fmt::join(legend, ", "),
+                  legend.empty() ? "" : ")");
   if (registry.empty()) return out;
   out += fmt::format(
       "  {:>5}  {:<{}}  {:<14}  {:<10}  {:<6}  {:>9}  {:>11}  {:>8}  {:>12}  {:>12}  {:>9}  {}\n",

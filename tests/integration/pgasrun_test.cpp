@@ -475,6 +475,19 @@ TEST_CASE("throws: an uncaught exception ends the job with status 1", "[fault]")
   }
 }
 
+TEST_CASE("throws: an exception escaping a thread the program started names no UPC thread",
+          "[fault]") {
+  for (int starter : {1, 0}) {
+    const result r = launch_program(2, "throws", {std::to_string(starter), "std-thread"});
+    INFO("pgasrun -n 2 throws " << starter << " std-thread");
+    require_exit(r, 1);
+    INFO(r);
+    CHECK(contains(r.err, "std::thread"));
+    CHECK(contains(r.err, "a thread the program started (not one of the 2 UPC threads)"));
+    CHECK_FALSE(contains(r.err, "thread 0 of 2: uncaught"));
+  }
+}
+
 TEST_CASE("segv: a fatal signal kills the job with that signal", "[fault]") {
   for (int victim : {1, 0}) {
     const result r = launch_program(4, "segv", {std::to_string(victim)});
@@ -918,7 +931,12 @@ TEST_CASE("pgasrun --report tables agrees with pgas-tables for the same arrays",
     require_exit(r, 0);
     INFO(r);
     const nlohmann::json chosen = offline(policy);
-    CHECK(contains(r.err, "privatization tables: 6 built during the job, 0 live at exit"));
+    CHECK(contains(r.err,
+                   "privatization tables: 6 built during the job, 0 live at exit "
+                   "(T32: 4-byte elements, T64: 8-byte elements)"));
+    // Rows show each array's type, not a name the runtime cannot know.
+    CHECK(contains(r.err, "shared [128] T32 [128][256]"));
+    CHECK(contains(r.err, "shared [64] T64 [64][64]"));
     // The header names the columns this test reads, in this order.
     CHECK(matches(r.err, "entries\\s+bytes\\s+copies\\s+total bytes\\s+mapped\\s+overhead"));
     const std::vector<report_row> rows = parse_tables_report(r.err);

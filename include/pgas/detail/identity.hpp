@@ -17,6 +17,10 @@ PGAS_API extern thread_local constinit int tls_mythread __attribute__((tls_model
 // THREADS of the running job; 1 outside a job. Written before the job's threads start and after
 // they are joined, so plain loads are race-free.
 PGAS_API extern int job_threads;
+// True in the threads a job started (its UPC threads, the caller of pgas::run() included) while
+// the job runs; false in threads the program starts itself (a std::thread inside the body),
+// which read tls_mythread as 0 but are not thread 0. Read by fault reports to name the thread.
+extern thread_local constinit bool tls_job_thread __attribute__((tls_model("initial-exec")));
 // True from the moment a job's state is complete until it is torn down.
 extern std::atomic<bool> job_live;
 

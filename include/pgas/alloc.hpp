@@ -124,7 +124,11 @@ PGAS_API void* local_alloc(std::size_t nbytes);
 PGAS_API void free(shared_alloc a, std::source_location where = std::source_location::current());
 
 /// Frees a local allocation (UPC `upc_free` on upc_alloc memory), from any thread. nullptr is
-/// ignored. A pointer outside the shared space ends the job (foreign pointer).
+/// ignored. A pointer outside the shared space ends the job (foreign pointer). In the checked
+/// build (config::bounds_check) a pointer that is not a live local allocation — freed twice,
+/// or never returned by local_alloc — ends the job too; a release build does not check it, and
+/// a double free there corrupts the allocator (the memory may be handed out twice), as free()
+/// does in C.
 PGAS_API void free(void* p, std::source_location where = std::source_location::current());
 
 /// Collective (UPC `upc_all_free`): every thread passes the same allocation; it is freed once,

@@ -17,9 +17,8 @@ inline constexpr int max_threads = PGASI_MAX_THREADS;
 
 /// Depth of internal checking (Meson option `debug_level`, 0..2). Misuse checks that name a
 /// thread, file and line (barrier mismatch, wait without notify, unlock by a non-owner) are
-/// always on. Level 1 turns bounds_check on and catches pgas::free of a local allocation that
-/// is not live (a double free); level 2 also walks the symmetric heap's invariants after every
-/// change (an internal error ends the process with status 70).
+/// always on. Level 1 turns bounds_check on (the checked build); level 2 also walks the symmetric
+/// heap's invariants after every change (an internal error ends the process with status 70).
 inline constexpr int debug_level = PGASI_DEBUG_LEVEL;
 
 /// Bits of a pointer-to-shared's 64-bit word that hold its phase (Meson option
@@ -34,9 +33,11 @@ inline constexpr int sptr_offset_bits = 64 - sptr_phase_bits;
 /// The largest block size (elements) a blocked pointer-to-shared or array may have.
 inline constexpr unsigned long long max_block = 1ull << sptr_phase_bits;
 
-/// True when shared-array indices, pointer-to-shared dereferences and bulk copies are checked
-/// against their allocation (Meson option `bounds_check`, or debug_level >= 1). A violation
-/// ends the job naming the thread and, where the API takes one, the file and line.
+/// True in the checked build (Meson option `bounds_check`, or debug_level >= 1): shared-array
+/// indices, pointer-to-shared dereferences and bulk copies are checked against their
+/// allocation, and pgas::free of a local allocation that is not live (a double free, or a
+/// pointer local_alloc never returned) is caught. A violation ends the job naming the thread
+/// and, where the API takes one, the file and line. Release builds check neither.
 inline constexpr bool bounds_check = PGASI_BOUNDS_CHECK != 0 || debug_level >= 1;
 
 /// The library version, "MAJOR.MINOR.PATCH".

@@ -152,7 +152,10 @@ class table {
 };
 
 /// Collective: builds a table for `a` with `options` and returns this thread's handle.
-/// Throws pgas::table_error on every thread when no table applies to a's layout.
+/// Throws pgas::table_error on every thread when no table applies to a's layout. When `a`
+/// already has an automatic table with the same levels and the same replica for every thread
+/// (often the case with the default options), the handle shares it instead of building a
+/// second copy; `pgasrun --report tables` lists the call beside the automatic table.
 template <class Array>
 auto privatize(const Array& a, table_options options = {},
                std::source_location where = std::source_location::current()) {
@@ -160,8 +163,11 @@ auto privatize(const Array& a, table_options options = {},
   constexpr std::size_t rank = Array::rank;
   table_shape shape(a.layout(), options.levels, options.sort_dims);
   char* const data0 = reinterpret_cast<char*>(a.local_part(0).data());
-  detail::table_ref r =
-      detail::table_build(a.layout(), sizeof(T), data0, shape, options.replicas, false, where);
+  // An array's automatic table serves an equivalent privatize() too (see table_build).
+  detail::table_state* reuse = nullptr;
+  if constexpr (requires { automatic_table_of(a); }) reuse = automatic_table_of(a);
+  detail::table_ref r = detail::table_build(a.layout(), sizeof(T), data0, shape, options.replicas,
+                                            false, reuse, where);
   return table<T, rank>(r, std::move(shape));
 }
 

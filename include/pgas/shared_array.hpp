@@ -214,6 +214,10 @@ class shared_array_base<T, Rank, Block, std::index_sequence<D...>> {
   }
 
  private:
+  // Found by pgas::privatize through argument-dependent lookup only.
+  friend table_state* automatic_table_of(const shared_array_base& a) noexcept {
+    return a.impl_.automatic_table();
+  }
   impl impl_;
 };
 

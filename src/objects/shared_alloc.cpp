@@ -108,7 +108,9 @@ void distributed_release(detail::space& s, const shared_alloc& a,
     s.account(t).allocated.fetch_sub(a.part_bytes());
 }
 
-// Checked builds track live local allocations to catch double frees.
+// Checked builds (config::bounds_check) track live local allocations to catch double frees and
+// frees of pointers local_alloc never returned; a release build leaves that to jemalloc, which
+// may hand the memory out twice.
 struct live_set {
   std::mutex mutex;
   std::unordered_set<const void*> pointers;
@@ -253,7 +255,7 @@ void* local_alloc(std::size_t nbytes) {
   if (c.allocated == &zero_counter) size = detail::arena_usable_size(p);
   acc.local_by_owner.store(acc.local_by_owner.load(std::memory_order_relaxed) + size,
                            std::memory_order_relaxed);
-  if constexpr (config::debug_level >= 1) {
+  if constexpr (config::bounds_check) {
     std::lock_guard g(live_locals().mutex);
     live_locals().pointers.insert(p);
   }
@@ -277,7 +279,7 @@ void free(void* p, std::source_location where) {
                                p),
                    where);
   }
-  if constexpr (config::debug_level >= 1) {
+  if constexpr (config::bounds_check) {
     std::lock_guard g(live_locals().mutex);
     if (live_locals().pointers.erase(p) == 0) {
       detail::misuse(fmt::format("pgas::free({}) of a local allocation that is not "

@@ -1,5 +1,5 @@
-// src/objects/shared_array.cpp — the out-of-line parts of shared arrays (pgas/shared_array.hpp): the
-// creation barrier that checks every thread made the same array, and the error paths (an
+// src/objects/shared_array.cpp — the out-of-line parts of shared arrays (pgas/shared_array.hpp):
+// the creation barrier that checks every thread made the same array, and the error paths (an
 // invalid layout at creation and, in checked builds, an index outside the extents).
 
 #include <fmt/format.h>
@@ -61,7 +61,7 @@ table_ref shared_array_table(const pgas::layout& l, std::size_t element_size, ch
   }
   if (shape->entries() == 0) return {nullptr, reinterpret_cast<const void* const*>(data0)};
   if (!table_auto_pays(l, element_size, *shape, job_replica_plan(replicate::automatic))) return {};
-  return table_build(l, element_size, data0, *shape, replicate::automatic, true, where);
+  return table_build(l, element_size, data0, *shape, replicate::automatic, true, nullptr, where);
 }
 
 }  // namespace pgas::detail

@@ -51,6 +51,7 @@ struct table_record {
   std::size_t mapped = 0;  // all replicas, whole pages
   std::size_t data_bytes = 0;
   bool live = true;
+  std::vector<std::string> shared_by;  // privatize() calls that reused this table
 };
 
 std::mutex registry_lock;  // build and release only, never on an access path
@@ -62,6 +63,8 @@ struct table_state {
   std::atomic<int> refs{0};
   int id = 0;
   replica_plan plan;
+  table_levels levels = table_levels::one;
+  bool sorted = false;
   std::size_t bytes = 0;  // one replica
   std::vector<void*> base;
   std::atomic<int> failed{0};  // -errno of a replica that could not be mapped or sealed
@@ -136,9 +139,40 @@ void fill_replica(void** out, const layout& l, std::size_t element_size, char* d
 
 }  // namespace
 
+namespace {
+
+// This thread's handle on table s: its replica's root, or the data itself for an empty index.
+table_ref table_ref_of(const table_state& s, char* data0) {
+  table_ref out;
+  out.state = const_cast<table_state*>(&s);
+  out.replica = s.plan.replica_of[static_cast<std::size_t>(mythread())];
+  out.root = s.bytes > 0
+                 ? static_cast<const void* const*>(s.base[static_cast<std::size_t>(out.replica)])
+                 : reinterpret_cast<const void* const*>(data0);
+  return out;
+}
+
+// Collective: one more reference per thread to an existing table, after the same agreement a
+// build makes; the report lists where it was privatized again.
+table_ref table_share(job& j, table_state* s, const barrier_op& agree, char* data0,
+                      const std::source_location& where) {
+  if (mythread() == 0) {
+    std::lock_guard<std::mutex> g(registry_lock);
+    for (table_record& r : registry)
+      if (r.id == s->id) r.shared_by.push_back(where_string(where));
+  }
+  // Every thread's array holds a reference until this returns, so s outlives the barrier.
+  s->refs.fetch_add(1, std::memory_order_relaxed);
+  barrier_arrive(j, agree);
+  barrier_complete(j);
+  return table_ref_of(*s, data0);
+}
+
+}  // namespace
+
 table_ref table_build(const layout& l, std::size_t element_size, char* data0,
                       const table_shape& shape, replicate policy, bool automatic,
-                      const std::source_location& where) {
+                      table_state* reuse, const std::source_location& where) {
   job* j = job_current();
   if (j == nullptr) misuse("pgas::privatize called outside a job", where);
   const int me = mythread();
@@ -153,11 +187,19 @@ table_ref table_build(const layout& l, std::size_t element_size, char* data0,
                             l.declaration("T", "A"), element_size, to_string(shape.levels()),
                             shape.sorted() ? " sorted" : "", to_string(policy)),
                 where);
+  // The array's automatic table, when it is the table asked for: every input is the same on
+  // every thread (the agreement checks it), so all threads take this branch or none.
+  if (reuse != nullptr && reuse->levels == shape.levels() && reuse->sorted == shape.sorted() &&
+      reuse->plan.replica_of == plan.replica_of) {
+    return table_share(*j, reuse, agree, data0, where);
+  }
   table_state* mine = nullptr;
   if (me == 0) {
     mine = new table_state;
     mine->refs.store(j->threads, std::memory_order_relaxed);
     mine->plan = plan;
+    mine->levels = shape.levels();
+    mine->sorted = shape.sorted();
     mine->bytes = bytes;
     mine->base.assign(static_cast<std::size_t>(plan.count()), nullptr);
     std::lock_guard<std::mutex> g(registry_lock);
@@ -215,12 +257,7 @@ table_ref table_build(const layout& l, std::size_t element_size, char* data0,
                                        "bytes: {}",
                                        failed_replica, bytes, std::strerror(-error)));
   }
-  table_ref out;
-  out.state = s;
-  out.replica = r;
-  out.root = bytes > 0 ? static_cast<const void* const*>(s->base[static_cast<std::size_t>(r)])
-                       : reinterpret_cast<const void* const*>(data0);
-  return out;
+  return table_ref_of(*s, data0);
 }
 
 void table_release(table_state* s) noexcept {
@@ -334,11 +371,14 @@ std::string tables_report() {
                            : 100.0 * static_cast<double>(total) / static_cast<double>(r.data_bytes);
     out += fmt::format(
         "  {:>5}  {:<{}}  {:<14}  {:<10}  {:<6}  {:>9}  {:>11}  {:>8}  {:>12}  {:>12}  {:>8.2f}%  "
-        "{}{}, {}\n",
+        "{}{}, {}{}\n",
         r.id, r.array, width, table_shape::to_string(r.kind), to_string(r.policy),
         fmt::format("{}{}", to_string(r.levels), r.sorted ? " sort" : ""), r.entries, r.bytes,
         r.replicas, total, r.mapped, pct, r.live ? "live" : "freed",
-        r.automatic ? " (automatic)" : "", r.where);
+        r.automatic ? " (automatic)" : "", r.where,
+        r.shared_by.empty()
+            ? ""
+            : fmt::format("; privatized without a copy at {}", fmt::join(r.shared_by, ", ")));
   }
   return out;
 }

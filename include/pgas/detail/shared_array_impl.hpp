@@ -271,6 +271,9 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
     return v;
   }
 
+  // The automatic table, or null; pgas::privatize shares it when it asks for an equivalent one.
+  table_state* automatic_table() const noexcept { return tstate_; }
+
  private:
   pointer word_pointer(std::uint64_t w) const noexcept {
     if constexpr (Block == dynamic_block) {

@@ -29,11 +29,13 @@ struct table_ref {
   int replica = 0;                    // the replica root belongs to
 };
 
-/// Collective: builds the table for an array whose thread-0 part starts at `data0`. `name` is
-/// what reports call the array. Throws table_error (on every thread alike) when none applies.
+/// Collective: builds the table for an array whose thread-0 part starts at `data0`. Throws
+/// table_error (on every thread alike) when none applies. `reuse`, when not null, is the
+/// array's automatic table: if it has the same shape and the same replica of every thread as
+/// the table asked for, it is shared (one more reference per thread) instead of built twice.
 PGAS_API table_ref table_build(const layout& l, std::size_t element_size, char* data0,
                                const table_shape& shape, replicate policy, bool automatic,
-                               const std::source_location& where);
+                               table_state* reuse, const std::source_location& where);
 /// Drops one thread's reference; the last one unmaps every replica.
 PGAS_API void table_release(table_state* s) noexcept;
 /// Accounting of a live table.

@@ -1,9 +1,11 @@
 // Integration program: accesses outside an allocation, caught only by checked builds
 // (-Dbounds_check=true or -Ddebug_level>=1). Usage: checked_access MODE, where MODE is index,
-// negative, rank1, ptr, deref, dangling, memget, memput, memcpy, memset_range or memset. Thread 1
-// makes the bad access at the line with the MODE's marker while the others wait at a barrier; the
-// job must end with status 1 naming thread 1, what was wrong and (except for a dereference, which
-// prints a backtrace) this file and line.
+// negative, rank1, ptr, deref, dangling, memget, memput, memcpy, memset_range, memset,
+// double_free or foreign_free (pgas::free of a local allocation already freed, or of a pointer
+// inside one that local_alloc never returned). Thread 1 makes the bad access at the line with
+// the MODE's marker while the others wait at a barrier; the job must end with status 1 naming
+// thread 1, what was wrong and (except for a dereference, which prints a backtrace) this file
+// and line.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -48,6 +50,13 @@ int main(int argc, char** argv) {
         // The null pointer-to-shared, made so that the compiler cannot see it is null.
         const auto null = pgas::sptr<char>::from_word(mode.size() > 100 ? 64 : 0);
         pgas::memset(null, 0, 4);  // @checked:memset
+      } else if (mode == "double_free") {
+        void* p = pgas::local_alloc(64);
+        pgas::free(p);
+        pgas::free(p);  // @checked:double_free
+      } else if (mode == "foreign_free") {
+        char* p = static_cast<char*>(pgas::local_alloc(64));
+        pgas::free(p + 16);  // @checked:foreign_free
       }
       pgas::exit(3);  // not reached in a checked build
     }

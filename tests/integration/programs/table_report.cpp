@@ -4,9 +4,11 @@
 //   shared [256] int A[256][256]      rows in blocks, 256 row pointers
 //   shared [128] int B[128][256]      blocks in rows, 2 segments per row
 //   shared [64] double C[64][64]      rows in blocks, 64 row pointers
-// — (tables 1 to 3, replicated `auto`), then privatizes each with POLICY (tables 4 to 6), frees
-// table 6 early and prints what the handles of tables 4 to 6 say on thread 0: "table K: bytes
-// B, replicas R, total T". Every table is freed when the body ends, before the report.
+// — (tables 1 to 3, replicated `auto`), then privatizes each with POLICY (tables 4 to 6, or
+// tables 1 to 3 shared when POLICY gives every thread the same replica as `auto`), drops the
+// third handle early and prints what the three handles say on thread 0, calling them tables 4
+// to 6: "table K: bytes B, replicas R, total T". Every table is freed when the body ends,
+// before the report.
 #include <cstdio>
 #include <string>
 

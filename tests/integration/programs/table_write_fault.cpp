@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     const pgas::table_shape shape(a.layout());
     const pgas::detail::table_ref second = pgas::detail::table_build(
         a.layout(), sizeof(int), reinterpret_cast<char*>(a.local_part(0).data()), shape,
-        pgas::replicate::per_thread, false, std::source_location::current());
+        pgas::replicate::per_thread, false, nullptr, std::source_location::current());
     pgas::barrier();
     if (me == victim) {
       std::printf("thread %d writes into its replica of table 2\n", me);

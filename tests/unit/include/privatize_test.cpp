@@ -424,7 +424,7 @@ TEST_CASE("replicas are read-only pages of their own, one per group of the plan"
         // private).
         const pgas::detail::table_ref r = pgas::detail::table_build(
             l, sizeof(int), reinterpret_cast<char*>(a.local_part(0).data()), shape, policy, false,
-            std::source_location::current());
+            nullptr, std::source_location::current());
         roots[static_cast<std::size_t>(me)] = r.root;
         EXPECT(f, pgas::detail::table_replicas(r.state) == plan.count(), "");
         EXPECT(f, pgas::detail::table_replica_of(r.state, me) == plan.replica_of[me], "");
@@ -471,7 +471,7 @@ TEST_CASE("replicas on this machine: bound to their readers' node and resident t
           pgas::plan_replicas(pgas::job_machine(), pgas::job_placement(), replicate::per_thread);
       const pgas::detail::table_ref r = pgas::detail::table_build(
           l, sizeof(int), reinterpret_cast<char*>(a.local_part(0).data()), shape,
-          replicate::per_thread, false, std::source_location::current());
+          replicate::per_thread, false, nullptr, std::source_location::current());
       const int me = pgas::mythread();
       const int node = plan.node[static_cast<std::size_t>(plan.replica_of[me])];
       const pgas::memory_location where = pgas::locate(r.root);

@@ -19,7 +19,9 @@
 //     pgas::exit() in any thread ends the whole job promptly with a message naming the thread.
 //     A fatal signal is re-raised after the message, so the job dies of that signal.
 //   * A thread that returns from its body while others wait at a barrier it will never reach
-//     ends the job (status 1) with a report of where each waiting thread is.
+//     ends the job (status 1) with a report of where each waiting thread is. So does a lock
+//     deadlock (pgas/lock.hpp: a cycle of lock waits, a lock held by a thread that returned, a
+//     lock held across a barrier its waiter must reach), with who holds what and where.
 //   * A malformed PGAS_* variable ends the program with status 2 and a message naming the
 //     variable and what it accepts, before any thread starts.
 //

@@ -24,6 +24,21 @@
 // Waiting for a held lock spins briefly, then yields, then sleeps on a futex (as barriers do),
 // so oversubscribed jobs progress.
 //
+// Deadlocks are detected, always: a thread that has waited 100 ms for a lock follows the
+// wait-for graph (the lock's holder, what that thread waits for, ...) through locks, barriers
+// and returned threads. If the threads it reaches can only be released by one another, the job
+// ends (status 1) within about a second, printing for each thread involved the lock it waits
+// for and where (file:line), who holds that lock and where it was locked, or the barrier it
+// waits at. Detected: two or more threads waiting for each other's locks (AB/BA and longer
+// cycles); waiting for a lock whose holder has returned from its body; waiting for a lock whose
+// holder waits at a barrier the waiter has not arrived at (the barrier needs the waiter, the
+// waiter needs the lock). A holder that is running — however long it keeps the lock — is never
+// a deadlock, nor is a waiter that has already notified the barrier its holder waits at.
+// Detection costs nothing until a wait has lasted 100 ms; lock() and try_lock() record where
+// the lock was taken (one store to the lock's own cache line). Threads the program starts itself
+// (not UPC threads) are not followed. Through std::lock_guard and its kin the file:line named is
+// inside the standard library's header; call lock() directly where the report should name yours.
+//
 // Memory ordering: lock() and a successful try_lock() are acquire operations and unlock() is
 // a release operation, so everything a thread did while holding the lock happens-before
 // everything the next holder does after taking it. UPC additionally says upc_lock and
@@ -45,7 +60,8 @@ class PGAS_API lock_t {
  public:
   lock_t() noexcept = default;
 
-  /// Blocks until this thread holds the lock (UPC `upc_lock`).
+  /// Blocks until this thread holds the lock (UPC `upc_lock`). Ends the job (status 1) when
+  /// the wait can never end (see "Deadlocks are detected" above).
   void lock(std::source_location where = std::source_location::current());
   /// Takes the lock if it is free and returns true, else returns false at once
   /// (UPC `upc_lock_attempt`).

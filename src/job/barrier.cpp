@@ -21,6 +21,7 @@
 #include "src/base/faults.hpp"
 #include "src/base/os.hpp"
 #include "src/job/job.hpp"
+#include "src/job/wait_graph.hpp"
 
 namespace pgas::detail {
 
@@ -111,6 +112,8 @@ bool at_rest(int t) {
       returned += fmt::format("{}{} (status {})", returned.empty() ? "" : ", ", t, r.status);
     } else if (st == thread_state::waiting) {
       waiting += fmt::format("\n  thread {} waits in {}", t, describe(r));
+    } else if (std::string lock = wait_graph_describe(j, t); !lock.empty()) {
+      waiting += "\n  " + lock;
     } else {
       waiting += fmt::format("\n  thread {} is running (not at a barrier)", t);
     }
@@ -125,8 +128,15 @@ void check_deadlock(job& j) {
   if (j.returned.load(std::memory_order_seq_cst) > 0) report_deadlock(j);
 }
 
-void check_deadlock_of(void* j) {
-  check_deadlock(*static_cast<job*>(j));
+// Called every sleep slice of a barrier wait: the sleeper enters the wait-for graph (once per
+// wait), where lock waiters that it blocks can see it, and looks for returned threads.
+void barrier_sleeping(void* arg) {
+  job& j = *static_cast<job*>(arg);
+  const int me = mythread();
+  if (j.record(me).blocked.kind.load(std::memory_order_relaxed) != wait_kind::barrier) {
+    wait_graph_enter_barrier(j, me);
+  }
+  check_deadlock(j);
 }
 
 }  // namespace
@@ -187,7 +197,10 @@ void barrier_complete(job& j) {
   barrier_state& b = j.barrier;
   if (b.generation.load(std::memory_order_acquire) == me.wait_generation) {
     wait_while_equal(j.wait, b.generation, me.wait_generation, b.sleepers, b.arrivals,
-                     check_deadlock_of, &j);
+                     barrier_sleeping, &j);
+    if (me.blocked.kind.load(std::memory_order_relaxed) != wait_kind::none) {
+      wait_graph_leave(j, mythread());
+    }
   }
   me.state.store(thread_state::running, std::memory_order_relaxed);
 }

@@ -15,6 +15,7 @@
 
 #include "src/base/backoff.hpp"
 #include "src/job/barrier.hpp"
+#include "src/job/wait_graph.hpp"
 #include "src/models/hwloc_machine.hpp"
 
 namespace pgas::detail {
@@ -31,6 +32,7 @@ struct alignas(64) thread_record {
   std::atomic<std::int32_t> id{0};
   std::atomic<const char*> id_label{nullptr};  // what id means for this op, e.g. "id"
   std::atomic<const char*> detail{nullptr};    // the op's arguments as text, or null
+  wait_slot blocked;  // what the thread waits for, once it has waited long (wait_graph.hpp)
   // Written and read only by the owning thread.
   bool notified = false;  // between notify() and wait()
   bool notify_has_id = false;

@@ -4,13 +4,15 @@
 // are tricky", mutex #3) with the runtime's pause -> yield -> sleep escalation in front of the
 // sleep, plus a holder field for the always-on ownership checks. Lock states live in a
 // process-wide pool and freed ones are quarantined before reuse, so a stale handle usually
-// finds a state marked dead (and is reported) rather than someone else's live lock.
+// finds a state marked dead (and is reported) rather than someone else's live lock. A waiter
+// that has slept past lock_detect_after_ns looks for a deadlock (src/job/wait_graph.hpp).
 
 #include <fmt/format.h>
 
 #include <deque>
 #include <mutex>
 
+#include <pgas/detail/identity.hpp>
 #include <pgas/error.hpp>
 #include <pgas/lock.hpp>
 #include <pgas/runtime.hpp>
@@ -20,14 +22,10 @@
 #include "src/job/barrier.hpp"
 #include "src/job/collective.hpp"
 #include "src/job/job.hpp"
+#include "src/job/lock.hpp"
+#include "src/job/wait_graph.hpp"
 
 namespace pgas::detail {
-
-struct alignas(64) lock_state {
-  std::atomic<std::uint32_t> word{0};
-  std::atomic<int> holder{-1};
-  std::atomic<bool> live{false};
-};
 
 namespace {
 
@@ -35,6 +33,7 @@ constexpr std::size_t quarantine = 1024;
 
 struct lock_pool {
   std::mutex mutex;
+  std::uint32_t serials = 0;      // locks handed out, to name them in reports
   std::deque<lock_state> states;  // deque: growing never moves existing states
   std::deque<lock_state*> freed;  // FIFO, reused only past the quarantine length
 };
@@ -44,7 +43,7 @@ lock_pool& pool() {
   return *p;
 }
 
-lock_state* pool_get() {
+lock_state* pool_get(const std::source_location& where) {
   lock_pool& p = pool();
   std::lock_guard g(p.mutex);
   lock_state* s = nullptr;
@@ -56,6 +55,8 @@ lock_state* pool_get() {
   }
   s->word.store(0, std::memory_order_relaxed);
   s->holder.store(-1, std::memory_order_relaxed);
+  s->serial.store(++p.serials, std::memory_order_relaxed);
+  s->allocated_at.store(where, std::memory_order_relaxed);
   s->live.store(true, std::memory_order_release);
   return s;
 }
@@ -75,7 +76,32 @@ lock_state& checked(lock_state* s, const std::source_location& where, const char
   return *s;
 }
 
-void acquire_slow(lock_state& s) {
+// Sleeps until the lock is ours, in slices: once the wait has lasted lock_detect_after_ns, the
+// wait is published in the wait-for graph and each slice looks for a deadlock. Threads the
+// program started itself are not in the graph (they have no record), so they only sleep.
+void acquire_sleeping(lock_state& s, const std::source_location& where) {
+  job* j = tls_job_thread ? job_current() : nullptr;
+  const int me = mythread();
+  const std::uint64_t start = os_now_ns();
+  std::uint64_t next_check = start + lock_detect_after_ns;
+  bool published = false;
+  wait_graph_memory memory;
+  // Mark the lock contended so the holder's unlock wakes us.
+  while (s.word.exchange(2, std::memory_order_seq_cst) != 0) {
+    os_futex_wait(&s.word, 2, wait_sleep_slice_ns);
+    if (j == nullptr) continue;
+    if (const std::uint64_t now = os_now_ns(); now >= next_check) {
+      if (!published) wait_graph_enter_lock(*j, me, s, where);
+      published = true;
+      wait_graph_check(*j, memory);
+      next_check = now + wait_sleep_slice_ns;
+    }
+  }
+  if (published) wait_graph_leave(*j, me);
+}
+
+// Out of line: inlined, its registers cost the uncontended path of lock() two more saves.
+[[gnu::noinline]] void acquire_slow(lock_state& s, const std::source_location& where) {
   for (backoff b(job_wait_policy()); b.step(s.word);) {
     std::uint32_t c = 0;
     if (s.word.load(std::memory_order_relaxed) == 0 &&
@@ -83,9 +109,7 @@ void acquire_slow(lock_state& s) {
       return;
     }
   }
-  // Sleeping: mark the lock contended so the holder's unlock wakes us.
-  while (s.word.exchange(2, std::memory_order_seq_cst) != 0)
-    os_futex_wait(&s.word, 2, 0);
+  acquire_sleeping(s, where);
 }
 
 }  // namespace
@@ -106,7 +130,10 @@ void lock_t::lock(std::source_location where) {
         where);
   }
   std::uint32_t c = 0;
-  if (!s.word.compare_exchange_strong(c, 1, std::memory_order_seq_cst)) detail::acquire_slow(s);
+  if (!s.word.compare_exchange_strong(c, 1, std::memory_order_seq_cst)) {
+    detail::acquire_slow(s, where);
+  }
+  s.held_at.store(where, std::memory_order_relaxed);
   s.holder.store(me, std::memory_order_relaxed);
 }
 
@@ -114,6 +141,7 @@ bool lock_t::try_lock(std::source_location where) {
   detail::lock_state& s = checked(state_, where, "pgas::lock_t::try_lock");
   std::uint32_t c = 0;
   if (!s.word.compare_exchange_strong(c, 1, std::memory_order_seq_cst)) return false;
+  s.held_at.store(where, std::memory_order_relaxed);
   s.holder.store(mythread(), std::memory_order_relaxed);
   return true;
 }
@@ -138,8 +166,8 @@ int lock_t::holder() const noexcept {
 
 lock_t all_lock_alloc(std::source_location where) {
   detail::job* j = detail::job_current();
-  if (j == nullptr) return lock_t(detail::pool_get());
-  void* mine = mythread() == 0 ? detail::pool_get() : nullptr;
+  if (j == nullptr) return lock_t(detail::pool_get(where));
+  void* mine = mythread() == 0 ? detail::pool_get(where) : nullptr;
   void* s =
       detail::collective_bcast(*j,
                                detail::barrier_op{detail::op_kind::all_lock_alloc,
@@ -148,8 +176,8 @@ lock_t all_lock_alloc(std::source_location where) {
   return lock_t(static_cast<detail::lock_state*>(s));
 }
 
-lock_t global_lock_alloc(std::source_location) {
-  return lock_t(detail::pool_get());
+lock_t global_lock_alloc(std::source_location where) {
+  return lock_t(detail::pool_get(where));
 }
 
 void lock_free(lock_t l, std::source_location where) {

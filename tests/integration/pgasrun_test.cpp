@@ -530,6 +530,102 @@ TEST_CASE("early_return: a barrier that can never complete is reported, not hung
   CHECK(names_location(r.err, "early_return", line_others));
 }
 
+// Lock deadlocks (include/pgas/lock.hpp): detected within about a second, so reported well
+// within a few seconds even on a loaded machine, naming every thread involved and the file:line
+// of each wait and hold.
+namespace {
+
+constexpr double lock_deadlock_seconds = 5.0;
+
+// The report's line for a lock waiter: "thread W waits for lock N (allocated at ...) at
+// PROGRAM.cpp:WAIT; thread H holds it, locked at PROGRAM.cpp:HELD".
+bool names_lock_wait(const std::string& text, const std::string& program, int waiter, int wait_line,
+                     int holder, int held_line) {
+  return matches(text, "thread " + std::to_string(waiter) + " waits for lock \\d+ .* at [^ ]*" +
+                           program + "\\.cpp:" + std::to_string(wait_line) + "; thread " +
+                           std::to_string(holder) + " holds it, locked at [^ ]*" + program +
+                           "\\.cpp:" + std::to_string(held_line) + "(?![0-9])");
+}
+
+// The report's line for a thread at a barrier: "thread T waits in pgas::barrier at FILE:LINE".
+bool names_barrier_wait(const std::string& text, const std::string& program, int t, int line) {
+  return matches(text, "thread " + std::to_string(t) + " waits in pgas::barrier at [^ ]*" +
+                           program + "\\.cpp:" + std::to_string(line) + "(?![0-9])");
+}
+
+void require_lock_deadlock(const result& r) {
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(contains(r.err, "pgas: deadlock:"));
+  CHECK(r.seconds < lock_deadlock_seconds);
+}
+
+}  // namespace
+
+TEST_CASE("lock_returned: a lock held by a thread that returned is reported, not hung",
+          "[fault][lock]") {
+  const int alloc = line_of("lock_returned", "@lock_returned:alloc");
+  const int held = line_of("lock_returned", "@lock_returned:held");
+  const int wait = line_of("lock_returned", "@lock_returned:wait");
+  const result r = launch_program(4, "lock_returned");
+  require_lock_deadlock(r);
+  INFO(r);
+  CHECK(matches(r.err,
+                "thread 1 returned from its body holding lock \\d+ \\(allocated at "
+                "[^)]*lock_returned\\.cpp:" +
+                    std::to_string(alloc) + "\\), locked at [^ ]*lock_returned\\.cpp:" +
+                    std::to_string(held) + "(?![0-9])"));
+  for (int t : {0, 2, 3})
+    CHECK(names_lock_wait(r.err, "lock_returned", t, wait, 1, held));
+}
+
+TEST_CASE("lock_barrier: a lock held across a barrier its waiter must reach is reported",
+          "[fault][lock]") {
+  const int held = line_of("lock_barrier", "@lock_barrier:held");
+  const int barrier0 = line_of("lock_barrier", "@lock_barrier:barrier0");
+  const int wait = line_of("lock_barrier", "@lock_barrier:wait");
+  const int others = line_of("lock_barrier", "@lock_barrier:others");
+  const result r = launch_program(4, "lock_barrier");
+  require_lock_deadlock(r);
+  INFO(r);
+  CHECK(names_lock_wait(r.err, "lock_barrier", 1, wait, 0, held));
+  CHECK(names_barrier_wait(r.err, "lock_barrier", 0, barrier0));
+  for (int t : {2, 3})
+    CHECK(names_barrier_wait(r.err, "lock_barrier", t, others));
+  CHECK(contains(r.err, "cannot complete before thread 1 arrives"));
+}
+
+TEST_CASE("lock_cycle: two threads taking two locks in opposite orders are reported",
+          "[fault][lock]") {
+  const int hold_a = line_of("lock_cycle", "@lock_cycle:hold_a");
+  const int hold_b = line_of("lock_cycle", "@lock_cycle:hold_b");
+  const int wait_a = line_of("lock_cycle", "@lock_cycle:wait_a");
+  const int wait_b = line_of("lock_cycle", "@lock_cycle:wait_b");
+  const int barrier = line_of("lock_cycle", "@lock_cycle:barrier");
+  for (int n : {2, 4}) {
+    const result r = launch_program(n, "lock_cycle");
+    INFO("pgasrun -n " << n << " lock_cycle");
+    require_lock_deadlock(r);
+    INFO(r);
+    CHECK(contains(r.err, "(a cycle)"));
+    CHECK(names_lock_wait(r.err, "lock_cycle", 0, wait_b, 1, hold_b));
+    CHECK(names_lock_wait(r.err, "lock_cycle", 1, wait_a, 0, hold_a));
+    for (int t = 2; t < n; ++t)
+      CHECK(names_barrier_wait(r.err, "lock_cycle", t, barrier));
+  }
+}
+
+TEST_CASE("lock_long_hold: long waits for a lock that will be released are not deadlocks",
+          "[run][lock]") {
+  for (int n : {2, 4}) {
+    const result r = launch_program(n, "lock_long_hold", {}, workload_kill_after);
+    INFO("pgasrun -n " << n << " lock_long_hold");
+    require_exit(r, 0, false);
+    INFO(r);
+    CHECK_FALSE(contains_nocase(r.err, "deadlock"));
+  }
+}
+
 TEST_CASE("barrier_mismatch: named barriers with different ids", "[fault]") {
   const int line = line_of("barrier_mismatch", "@barrier_mismatch");
   SECTION("2 threads: both threads and both ids are named") {

@@ -1,9 +1,12 @@
 // Tests src/job/lock.cpp: mutual exclusion, try_lock, collective and non-collective creation,
-// freeing, and use through std::lock_guard / std::scoped_lock.
+// freeing, use through std::lock_guard / std::scoped_lock, and waits long enough to run the
+// deadlock detector (src/job/wait_graph.cpp) that must not be reported.
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
+#include <thread>
 
 #include <pgas/pgas.hpp>
 
@@ -110,6 +113,52 @@ TEST_CASE("locks work with std::scoped_lock over several locks", "[lock]") {
   });
   CHECK(a == 3000);
   CHECK(b == 3000);
+}
+
+// A false deadlock report would end the test process with status 1.
+TEST_CASE("long lock waits that will end are not deadlocks", "[lock]") {
+  std::atomic<int> phase{0};
+  long counter = 0;
+  pgas::run(test_job(4), 0, nullptr, [&] {
+    const int me = pgas::mythread();
+    pgas::lock_t l = pgas::all_lock_alloc();
+    pgas::barrier();
+    // The holder runs (sleeps) for longer than the detector's threshold while all others wait.
+    if (me == 0) {
+      l.lock();
+      phase = 1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      ++counter;
+      l.unlock();
+    } else {
+      while (phase < 1)
+        std::this_thread::yield();
+      std::lock_guard g(l);
+      ++counter;
+    }
+    pgas::barrier();
+    // The holder waits at a barrier every lock waiter has already arrived at (split phase);
+    // thread 3 arrives late, so the waits outlast the threshold.
+    if (me == 0) {
+      l.lock();
+      phase = 2;
+      pgas::barrier();
+      l.unlock();
+    } else {
+      if (me == 3) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      pgas::notify();
+      while (phase < 2)
+        std::this_thread::yield();
+      {
+        std::lock_guard g(l);
+        ++counter;
+      }
+      pgas::wait();
+    }
+    pgas::barrier();
+    pgas::all_lock_free(l);
+  });
+  CHECK(counter == 7);
 }
 
 TEST_CASE("locks can be used outside a job", "[lock]") {

@@ -3,7 +3,11 @@
 // local region (space.hpp), and one arena per NUMA node for private memory.
 //
 // Linking libpgas makes jemalloc the process's malloc; these arenas are extra, explicitly
-// created ones, so plain malloc never hands out their memory.
+// created ones, so plain malloc never hands out their memory. A process has at most 4095
+// jemalloc arenas: libpgas fixes jemalloc's automatic ones at 8 (its malloc_conf), and
+// config::max_threads (at most 4032) leaves room for one arena per thread and private arenas
+// for up to 54 NUMA nodes. Threads cannot share a local arena: its blocks would then lie in
+// another thread's segment.
 #pragma once
 
 #include <cstddef>

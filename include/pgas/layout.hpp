@@ -129,7 +129,14 @@ class PGAS_API layout {
   /// Elements reserved for each thread's part: ceil(blocks / THREADS) blocks (the whole array
   /// for indefinite). Padding included.
   std::size_t part_elements() const noexcept { return part_; }
-  /// Elements (not padding) with affinity to `thread`: UPC upc_affinitysize.
+  /// Elements (not padding) with affinity to `thread`: UPC upc_affinitysize; 0 for a
+  /// thread outside [0, THREADS).
+  ///
+  /// Cost: O(1) for block-cyclic, star and indefinite layouts. For tiles it is computed in
+  /// closed form, never by visiting the thread's tiles: O(2^p · rank · log THREADS) with p the
+  /// number of dimensions whose last tile is partial, for every layout of rank 4 or less;
+  /// from rank 5, layouts with partial edge tiles in alternate dimensions add a factor of at
+  /// most THREADS (still independent of the number of tiles).
   std::size_t elements_on(int thread) const;
   /// Blocks (tiles) dealt to `thread`: blocks thread, thread + THREADS, …; an indefinite
   /// array is one block on thread 0.

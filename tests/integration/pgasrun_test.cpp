@@ -747,7 +747,7 @@ TEST_CASE("pgasrun usage errors: status 2 and one 'pgasrun: error:' line", "[pga
   require_usage_error({"-n", "-3", hello}, 2, "-3");
   require_usage_error({"-n", "abc", hello}, 2, "abc");
   const char* max_env = std::getenv("MAX_THREADS");
-  const int max_threads = max_env != nullptr ? std::atoi(max_env) : 4096;
+  const int max_threads = max_env != nullptr ? std::atoi(max_env) : 4032;
   if (max_threads < 5000) require_usage_error({"-n", "5000", hello}, 2, "5000");
   const std::string too_many = std::to_string(max_threads + 1);
   require_usage_error({"-n", too_many, hello}, 2, too_many);

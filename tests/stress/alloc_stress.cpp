@@ -2,7 +2,8 @@
 // free shared memory at once — local blocks of random sizes (some freed by another thread),
 // collective all_alloc/all_free rounds and global_alloc from random threads — and check that
 // no byte is ever seen corrupted and that accounting returns to zero. Bounded by
-// PGAS_TEST_STRESS_ROUNDS (default 2000).
+// PGAS_TEST_STRESS_ROUNDS (default 2000). A second case starts the most threads a job may have
+// (-Dmax_threads), each allocating, so that limit is known to be reachable.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -109,4 +110,36 @@ TEST_CASE("allocation from many threads at once never corrupts memory", "[stress
   CHECK(corrupt == 0);
   CHECK(misplaced == 0);
   CHECK(leaked == 0);
+}
+
+TEST_CASE("the thread limit is reachable: every one of max_threads threads allocates",
+          "[stress][alloc][limit]") {
+  // config::max_threads threads, far more than this machine's PUs, each with its own jemalloc
+  // arena and tcache: each allocates locally (in its own segment) and privately, hands a local
+  // block to its neighbour to check, and frees.
+  const int n = pgas::config::max_threads;
+  std::vector<unsigned char*> blocks(static_cast<std::size_t>(n), nullptr);
+  std::atomic<long> misplaced{0};
+  std::atomic<long> corrupt{0};
+  pgas::run_options o;
+  o.threads = n;
+  const int rc = pgas::run(o, 0, nullptr, [&] {
+    const int me = pgas::mythread();
+    auto* p = static_cast<unsigned char*>(pgas::local_alloc(256));
+    if (pgas::owner_of(p) != me) misplaced++;
+    std::memset(p, me % 251, 256);
+    auto* q = static_cast<unsigned char*>(pgas::private_alloc(64));
+    std::memset(q, 1, 64);
+    blocks[static_cast<std::size_t>(me)] = p;
+    pgas::barrier();
+    const int next = (me + 1) % n;
+    const unsigned char* theirs = blocks[static_cast<std::size_t>(next)];
+    if (theirs[0] != next % 251 || theirs[255] != next % 251) corrupt++;
+    pgas::barrier();
+    pgas::free(p);
+    pgas::private_free(q);
+  });
+  CHECK(rc == 0);
+  CHECK(misplaced == 0);
+  CHECK(corrupt == 0);
 }

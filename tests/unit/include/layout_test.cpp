@@ -1,8 +1,9 @@
 // Tests pgas/layout.hpp and src/models/layout.cpp, the pure layout model of shared arrays: a brute
 // force reference (blocks or tiles enumerated in order and dealt to threads one by one) is
 // compared with layout::place, place_linear, elements_on, part_elements, blocks and
-// block_elements on thousands of random declarations; the figures of Serres et al. and Barton et al.
-// are checked exactly; and every documented construction error is provoked.
+// block_elements on thousands of random declarations; tiled per-thread counts are compared with
+// a walk over the tiles on larger random layouts of rank 1 to 8; the figures of Serres et al. and
+// Barton et al. are checked exactly; and every documented construction error is provoked.
 
 #include <pgas/layout.hpp>
 
@@ -245,6 +246,68 @@ declaration random_declaration(std::mt19937_64& rng, std::size_t max_size) {
   return d;
 }
 
+// Elements on `thread` by visiting its tiles one by one (thread, thread + THREADS, …) and adding
+// each tile's real extent: the oracle for layout::elements_on's closed form.
+std::size_t walk_tiles_on(const layout& lay, int thread) {
+  const auto n = static_cast<std::size_t>(lay.threads());
+  std::size_t count = 0;
+  for (std::size_t k = static_cast<std::size_t>(thread); k < lay.blocks(); k += n) {
+    std::size_t rest = k;
+    std::size_t volume = 1;
+    for (std::size_t d = lay.rank(); d-- > 0;) {
+      const std::size_t tile = lay.spec().tile()[d];
+      const std::size_t q = rest % lay.tiles_along(d);
+      rest /= lay.tiles_along(d);
+      volume *= std::min(tile, lay.extent(d) - q * tile);
+    }
+    count += volume;
+  }
+  return count;
+}
+
+// A random tiled layout of rank 1 to `max_rank` with at most about `max_tiles` tiles; edges are
+// padded in a random subset of the dimensions, and THREADS is often a power of two or shares
+// factors with the tile counts.
+layout random_tiled(std::mt19937_64& rng, std::size_t max_rank, std::size_t max_tiles) {
+  auto uniform = [&rng](std::size_t lo, std::size_t hi) {
+    return std::uniform_int_distribution<std::size_t>(lo, hi)(rng);
+  };
+  const std::size_t rank = uniform(1, max_rank);
+  extents_t ext;
+  extents_t tile;
+  std::size_t room = max_tiles;
+  for (std::size_t d = 0; d < rank; ++d) {
+    const std::size_t most =
+        std::max<std::size_t>(1, d + 1 == rank ? room : std::min<std::size_t>(room, 40));
+    const std::size_t tiles = uniform(1, most);
+    room = std::max<std::size_t>(1, room / tiles);
+    const std::size_t b = uniform(1, 6);
+    const bool padded = uniform(0, 1) == 0;
+    ext.push_back(padded ? (tiles - 1) * b + uniform(1, b) : tiles * b);
+    tile.push_back(b);
+  }
+  std::size_t threads = 0;
+  switch (uniform(0, 3)) {
+    case 0:
+      threads = std::size_t{1} << uniform(0, 12);
+      break;
+    case 1:
+      threads = uniform(1, 12);
+      break;
+    case 2:
+      threads = uniform(1, 5000);
+      break;
+    default:
+      threads = uniform(1, 3) * tile.size() * uniform(1, 6);
+      break;
+  }
+  return layout(ext, block_spec::tiles(tile), static_cast<int>(threads));
+}
+
+std::string describe(const layout& lay) {
+  return describe(lay.extents(), lay.spec(), lay.threads());
+}
+
 std::string grid_of(const layout& lay) {
   std::string g;
   for (std::size_t i = 0; i < lay.extent(0); ++i) {
@@ -286,6 +349,46 @@ TEST_CASE("layout agrees with the brute-force model on random declarations", "[l
   CHECK(star > 400);
   CHECK(indefinite > 400);
   CHECK(cyclic > 1000);
+}
+
+TEST_CASE("layout: tiled elements_on agrees with walking the tiles", "[layout]") {
+  std::mt19937_64 rng(20240612);
+  // Ranks 1 to 4 are every case of up to two free groups; ranks 5 to 8 reach three and four.
+  for (int c = 0; c < 3000; ++c) {
+    const layout lay = random_tiled(rng, c % 3 == 0 ? 8 : 4, c % 10 == 0 ? 200000 : 3000);
+    INFO("case " << c << ": " << describe(lay));
+    // Every thread of small jobs; a sample of large ones.
+    const int step = std::max(1, lay.threads() / 64);
+    std::size_t total = 0;
+    for (int t = 0; t < lay.threads(); t += step) {
+      INFO("thread " << t);
+      REQUIRE(lay.elements_on(t) == walk_tiles_on(lay, t));
+      total += lay.elements_on(t);
+    }
+    if (step == 1) CHECK(total == lay.size());
+  }
+}
+
+TEST_CASE("layout: tiled elements_on is exact past 32-bit products", "[layout]") {
+  // 2^64 - 1 = 3 · 5 · 17 · 257 · 641 · 65537 · 6700417: extents whose product is that large,
+  // with every dimension padded; the per-thread counts must add up to the size exactly.
+  const std::vector<layout> cases = {
+      layout({4294967295u, 4294967297u}, block_spec::tiles({2, 3}), 4093),
+      layout({65535u, 65537u, 4294967297u}, block_spec::tiles({7, 4, 9}), 4096),
+      layout({255u, 257u, 65537u, 4294967297u}, block_spec::tiles({2, 2, 2, 2}), 3),
+      layout({15u, 17u, 255u, 257u, 65537u, 65537u}, block_spec::tiles({2, 2, 2, 2, 2, 3}), 4096),
+  };
+  for (const layout& lay : cases) {
+    INFO(describe(lay));
+    std::size_t total = 0;
+    for (int t = 0; t < lay.threads(); ++t)
+      total += lay.elements_on(t);
+    CHECK(total == lay.size());
+  }
+  // A padded row of two tiles on thread 0 or 1 of 2 threads, the rest even: hand-checkable.
+  const layout two({3, 2}, block_spec::tiles({2, 2}), 2);
+  CHECK(two.elements_on(0) == 4);
+  CHECK(two.elements_on(1) == 2);
 }
 
 TEST_CASE("layout: hand-picked edge cases agree with the model", "[layout]") {

@@ -78,8 +78,10 @@ constexpr const char* footer =
     "  pgasrun --dry-run --topology synthetic:\"package:2 numa:2 core:4 pu:2\" \\\n"
     "          -n 8 --map-by numa\n"
     "\n"
-    "Exit status: the program's own; 2 for a usage error; 127 when PROGRAM cannot\n"
-    "be started. Every PGAS_* variable: pgasrun --help-env. Manual: man pgasrun.";
+    "Exit status: the program's own; 2 for a usage error; 124 when the job ran past\n"
+    "--timeout; 127 when PROGRAM cannot be started. SIGQUIT (Ctrl-\\) prints every\n"
+    "thread's backtrace and ends the job. Every PGAS_* variable: pgasrun --help-env.\n"
+    "Manual: man pgasrun.";
 
 // mpirun's single-dash "-np 4" reaches us as -n with the value "p…": say how to write it.
 void check_not_np(const CLI::Option* n_opt) {
@@ -215,6 +217,12 @@ int launch(int argc, char** argv) {
                  "memory per thread), tables (privatization\n"
                  "tables, their replicas and bytes)")
       ->type_name("memory,tables")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--timeout",
+                 "End the job after SECONDS (decimals allowed;\n"
+                 "0, the default: never), printing where each\n"
+                 "thread is and its backtrace; exit status 124")
+      ->type_name("SECONDS")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_flag("--dry-run", o.dry_run,
                "Print the placement on stdout and exit\n"

@@ -70,7 +70,11 @@ using body_function = std::function<int(int, char**)>;
 ///
 /// Errors: a malformed PGAS_* variable, or a call while a job is running, prints one message
 /// naming what was wrong and exits with status 2. Faults in the body end the job as described
-/// in the error model above.
+/// in the error model above. A job still running after PGAS_TIMEOUT seconds (`pgasrun
+/// --timeout`), or sent SIGQUIT, is ended after a report on stderr of where every thread is
+/// and its backtrace: with exit status 124 after a timeout, by SIGQUIT itself otherwise. A
+/// thread that calls the C library's exit() or quick_exit() while the job runs ends it as those
+/// calls do, and the runtime names that thread on stderr.
 PGAS_API int run(int argc, char** argv, body_function body);
 
 /// As above, with explicit options (empty fields still come from the environment).

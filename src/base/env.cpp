@@ -29,7 +29,7 @@ constexpr std::string_view report_words[] = {"memory", "tables"};
 constexpr std::string_view tables_words[] = {"auto", "off"};
 
 // In env_id order (checked by env_row).
-constexpr std::array<env_var, 11> table = {{
+constexpr std::array<env_var, 12> table = {{
     {.id = env_id::threads,
      .name = "PGAS_THREADS",
      .kind = env_kind::integer,
@@ -118,6 +118,15 @@ constexpr std::array<env_var, 11> table = {{
                     "and costs at most 1/32 of the array's data; off: always by address "
                     "arithmetic.",
      .words = tables_words},
+    {.id = env_id::timeout,
+     .name = "PGAS_TIMEOUT",
+     .kind = env_kind::seconds,
+     .default_value = "0",
+     .pgasrun_option = "--timeout",
+     .description = "End a job still running after this many seconds (0: never), printing a "
+                    "backtrace of every thread; the program then exits with status 124.",
+     .lo = 0,
+     .hi = 365 * 24 * 3600},
 }};
 
 [[noreturn]] void internal_error(std::string_view what) {
@@ -134,6 +143,7 @@ constexpr env_kind kind_of() {
   if constexpr (std::is_same_v<T, std::string_view>) return env_kind::word;
   if constexpr (std::is_same_v<T, std::vector<std::string_view>>) return env_kind::word_list;
   if constexpr (std::is_same_v<T, std::string>) return env_kind::text;
+  if constexpr (std::is_same_v<T, double>) return env_kind::seconds;
 }
 
 std::string join(std::span<const std::string_view> words, std::string_view separator) {
@@ -266,6 +276,23 @@ std::optional<std::string> parse_text(const env_var& v, std::string_view text,
   return std::string(text);
 }
 
+// Plain decimal notation only: no sign, exponent, hexadecimal, "inf" or "nan", so that what
+// the user wrote is what the job waits.
+std::optional<double> parse_seconds(const env_var& v, std::string_view text,
+                                    std::string_view what) {
+  double value = 0;
+  const bool plain =
+      !text.empty() && text.find_first_not_of("0123456789.") == std::string_view::npos;
+  const auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::fixed);
+  if (!plain || ec != std::errc() || end != text.data() + text.size() ||
+      value < static_cast<double>(v.lo) || value > static_cast<double>(v.hi)) {
+    throw std::invalid_argument(fmt::format("{}='{}' is not a number of seconds between {} and {}",
+                                            label(v, what), text, v.lo, v.hi));
+  }
+  return value;
+}
+
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   // Levenshtein, one row at a time.
   std::vector<std::size_t> row(b.size() + 1);
@@ -313,6 +340,8 @@ std::string env_accepted(const env_var& v) {
       return join(v.words, ",") + " (any, comma-separated)";
     case env_kind::text:
       return std::string(v.accepted);
+    case env_kind::seconds:
+      return fmt::format("seconds, {}..{} (decimals allowed)", v.lo, v.hi);
   }
   return {};
 }
@@ -334,6 +363,7 @@ std::optional<T> env_parse(env_id id, std::string_view text, std::string_view wh
   if constexpr (std::is_same_v<T, std::vector<std::string_view>>)
     return parse_word_list(v, text, what);
   if constexpr (std::is_same_v<T, std::string>) return parse_text(v, text, what);
+  if constexpr (std::is_same_v<T, double>) return parse_seconds(v, text, what);
 }
 
 void env_check(env_id id, std::string_view text, std::string_view what) {
@@ -356,6 +386,9 @@ void env_check(env_id id, std::string_view text, std::string_view what) {
     case env_kind::text:
       (void)env_parse<std::string>(id, text, what);
       break;
+    case env_kind::seconds:
+      (void)env_parse<double>(id, text, what);
+      break;
   }
 }
 
@@ -377,6 +410,7 @@ template std::optional<std::vector<std::string_view>> env_parse<std::vector<std:
     env_id, std::string_view, std::string_view);
 template std::optional<std::string> env_parse<std::string>(env_id, std::string_view,
                                                            std::string_view);
+template std::optional<double> env_parse<double>(env_id, std::string_view, std::string_view);
 template std::optional<long> env_read<long>(env_id);
 template std::optional<std::size_t> env_read<std::size_t>(env_id);
 template std::optional<bool> env_read<bool>(env_id);
@@ -384,6 +418,7 @@ template std::optional<std::string_view> env_read<std::string_view>(env_id);
 template std::optional<std::vector<std::string_view>> env_read<std::vector<std::string_view>>(
     env_id);
 template std::optional<std::string> env_read<std::string>(env_id);
+template std::optional<double> env_read<double>(env_id);
 
 std::vector<std::string> env_undeclared() {
   std::vector<std::string> out;

@@ -34,6 +34,7 @@ enum class env_id : std::uint8_t {
   shared_heap_size,
   report,
   tables,
+  timeout,
 };
 
 /// What a variable holds; with the row's bounds, its parser. The C++ type each kind parses to
@@ -46,6 +47,7 @@ enum class env_kind : std::uint8_t {
   word,       // std::string_view: one of the row's words
   word_list,  // std::vector<std::string_view>: comma-separated words of the row's list
   text,       // std::string: any non-empty text (checked by the layer that uses it)
+  seconds,    // double: a decimal number of seconds ("1", "0.25") in [lo, hi]
 };
 
 struct env_var {
@@ -55,8 +57,8 @@ struct env_var {
   std::string_view default_value;        // as the user would write it; "" when unset means nothing
   std::string_view pgasrun_option = {};  // the pgasrun option that sets it ("-n"), or ""
   std::string_view description;          // one sentence
-  long long lo = 0;                      // integer: the least value; size: the least bytes
-  long long hi = 0;                      // integer: the greatest value
+  long long lo = 0;                      // integer, seconds: the least value; size: the least bytes
+  long long hi = 0;                      // integer, seconds: the greatest value
   std::span<const std::string_view> words = {};  // word, word_list: the accepted words
   std::string_view keyword = {};   // integer, size: a word that stands for no number, meaning
                                    // the default behaviour ("adaptive", "unlimited")
@@ -70,7 +72,7 @@ std::span<const env_var> env_table() noexcept;
 const env_var& env_row(env_id id) noexcept;
 
 /// What the row accepts, as `pgasrun --help-env` and error messages say it: "1..4096",
-/// "core|numa|socket|none", "0..100000000|adaptive", …
+/// "core|numa|socket|none", "0..100000000|adaptive", "seconds, 0..31536000", …
 std::string env_accepted(const env_var& v);
 
 /// The variable's text in the environment, or nullopt when it is unset or empty.

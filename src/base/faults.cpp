@@ -14,13 +14,13 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <stdexcept>
 
 #include <pgas/detail/identity.hpp>
 
+#include "src/base/backtrace.hpp"
 #include "src/base/os.hpp"
 
 namespace pgas::detail {
@@ -43,9 +43,50 @@ void flush_stdio() noexcept {
 // the stream's lock (trylock, so never a deadlock), and after the report is written, so that a
 // second fault in a corrupt buffer can only lose the buffer, not the report.
 void flush_stdout_if_free() noexcept {
-  if (ftrylockfile(stdout) != 0) return;
-  fflush_unlocked(stdout);
-  funlockfile(stdout);
+  fault_flush_stdio(0);
+}
+
+bool flush_stream(FILE* f, std::uint64_t deadline) noexcept {
+  while (ftrylockfile(f) != 0) {
+    if (os_now_ns() >= deadline) return false;
+    os_yield();
+  }
+  fflush_unlocked(f);
+  funlockfile(f);
+  return true;
+}
+
+// exit() and quick_exit() from inside a job end every thread without a word from the runtime;
+// these handlers give that word. on_exit runs on the thread that called exit(), so fault_who
+// names it. Claiming the report first parks threads that fault while exit() runs the program's
+// destructors under their feet, and parks this thread when another one is already ending the job.
+void report_exit_call(const char* call, const int* status) noexcept {
+  if (!job_live.load(std::memory_order_acquire)) return;
+  if (!fault_claim()) fault_park();
+  fault_flush_stdio(100'000'000);
+  fault_text b;
+  b.add("pgas: ");
+  fault_who(b);
+  b.add(" called ");
+  b.add(call);
+  b.add("(");
+  if (status != nullptr) b.add_int(*status);
+  b.add(") while the job was running: every thread ends");
+  if (status != nullptr) {
+    b.add(" and the program exits with status ");
+    b.add_int(*status);
+  }
+  b.add("\n");
+  os_write_stderr(std::string_view(b.data, b.len));
+}
+
+void on_exit_called(int status, void*) {
+  report_exit_call("exit", &status);
+}
+
+void on_quick_exit_called() {
+  // quick_exit() flushes nothing itself.
+  report_exit_call("quick_exit", nullptr);
 }
 
 void on_fatal_signal(int sig, siginfo_t* info, void*) {
@@ -79,21 +120,13 @@ void on_fatal_signal(int sig, siginfo_t* info, void*) {
   os_die_of_signal(sig);
 }
 
-std::string demangle(const char* name) {
-  int status = 0;
-  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  std::string out = (status == 0 && d != nullptr) ? d : name;
-  std::free(d);
-  return out;
-}
-
 void on_terminate() {
   if (!fault_claim()) fault_park();
   std::string msg;
   std::exception_ptr e = std::current_exception();
   if (e) {
     std::type_info* type = abi::__cxa_current_exception_type();
-    std::string type_name = type != nullptr ? demangle(type->name()) : "unknown type";
+    std::string type_name = type != nullptr ? backtrace_demangle(type->name()) : "unknown type";
     std::string what;
     try {
       std::rethrow_exception(e);
@@ -169,6 +202,12 @@ void fault_text::add_hex(unsigned long long u) noexcept {
 }
 
 void faults_install(fault_explainer explain) {
+  static const bool exit_hooks = [] {
+    os_on_exit(on_exit_called, nullptr);
+    os_on_quick_exit(on_quick_exit_called);
+    return true;
+  }();
+  (void)exit_hooks;
   explainer = explain;
   os_backtrace_prepare();
   os_install_fatal_signals(on_fatal_signal);
@@ -212,6 +251,12 @@ void fault_settle(int threads, bool (*settled)(int thread)) noexcept {
 void fault_park() noexcept {
   // Another thread is ending the process; never return into code that may be broken.
   os_park();
+}
+
+void fault_flush_stdio(std::uint64_t patience_ns) noexcept {
+  const std::uint64_t deadline = patience_ns == 0 ? 0 : os_now_ns() + patience_ns;
+  flush_stream(stdout, deadline);
+  flush_stream(stderr, deadline);
 }
 
 void fault_end_job(std::string_view message, int status) {

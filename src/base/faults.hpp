@@ -1,6 +1,7 @@
 // src/base/faults.hpp — ending the whole job when something goes wrong, with a message that
 // names the thread: uncaught exceptions, fatal signals, misuse detected by the runtime (through
-// the error door, pgas/error.hpp), deadlocks and pgas::exit().
+// the error door, pgas/error.hpp), deadlocks, pgas::exit(), and a libc exit() called while a job
+// runs (reported, not prevented).
 //
 // Only the first thread to fail reports; any later one parks until the process ends, so the
 // user sees one coherent message. stdout and stderr are flushed before the process ends, so
@@ -8,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <source_location>
 #include <string>
 #include <string_view>
@@ -35,8 +37,12 @@ std::string fault_who();
 void fault_who(fault_text& out) noexcept;
 
 /// Installs the fatal-signal handlers and the std::terminate handler for the job; uninstall
-/// puts the previous ones back. `explain` (may be null) is asked about SIGSEGV addresses; it is
-/// how layers above the base (the shared space's read-only replicas) name what was hit.
+/// puts the previous ones back. The first call also registers exit() and quick_exit()
+/// handlers, which stay: a job thread (or a thread the program started) that calls either
+/// while a job runs is reported, "thread T of N called exit(S) while the job was running",
+/// and stdout and stderr are flushed before the process ends. `explain` (may be null) is asked
+/// about SIGSEGV addresses; it is how layers above the base (the shared space's read-only replicas)
+/// name what was hit.
 void faults_install(fault_explainer explain);
 void faults_uninstall();
 
@@ -52,6 +58,11 @@ bool fault_claim() noexcept;
 /// After claiming: waits up to 200 ms until settled(t) holds for every thread t, so that a
 /// report can say where each thread is.
 void fault_settle(int threads, bool (*settled)(int thread)) noexcept;
+
+/// Flushes stdout and stderr, waiting at most `patience_ns` for each stream's lock (a thread
+/// stuck while holding one must not stop the job from ending): 0 tries once. Async-signal-safe
+/// with patience 0 as far as a trylock is; otherwise for ordinary threads only.
+void fault_flush_stdio(std::uint64_t patience_ns) noexcept;
 
 /// Prints `message` (each line prefixed "pgas: ") and ends the job with `status`.
 [[noreturn]] void fault_end_job(std::string_view message, int status);

@@ -1,10 +1,12 @@
 // src/base/os.cpp — the one door to the operating system (see os.hpp for the contract).
 //
 // Linux-only: futex(2) for sleeping waits, sched_yield, pthreads, hwloc for binding,
-// sigaction/sigaltstack for fatal-signal reports, glibc backtrace() for stack traces.
+// sigaction/sigaltstack for fatal-signal reports, glibc backtrace() for stack traces, tgkill for
+// asking one thread for its backtrace, on_exit/at_quick_exit and dladdr.
 
 #include "src/base/os.hpp"
 
+#include <dlfcn.h>
 #include <execinfo.h>
 #include <linux/futex.h>
 #include <numaif.h>
@@ -67,6 +69,14 @@ int os_thread_create(pthread_t* out, std::size_t stack_bytes, void* (*fn)(void*)
 
 int os_thread_join(pthread_t t) noexcept {
   return -pthread_join(t, nullptr);
+}
+
+int os_thread_id() noexcept {
+  return static_cast<int>(gettid());
+}
+
+int os_signal_thread(int tid, int sig) noexcept {
+  return tgkill(getpid(), tid, sig) == 0 ? 0 : -errno;
 }
 
 int os_bind_thread(hwloc_topology_t topo, const std::vector<int>& cpus) noexcept {
@@ -137,6 +147,37 @@ void os_restore_fatal_signals() noexcept {
     sigaction(fatal_signals[i], &saved_actions[i], nullptr);
   }
   actions_saved = false;
+}
+
+int os_install_signal(int sig, os_signal_handler handler, struct sigaction* saved) noexcept {
+  struct sigaction sa {};
+  sa.sa_sigaction = handler;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  return sigaction(sig, &sa, saved) == 0 ? 0 : -errno;
+}
+
+void os_restore_signal(int sig, const struct sigaction& saved) noexcept {
+  sigaction(sig, &saved, nullptr);
+}
+
+int os_backtrace_signal() noexcept {
+  return SIGRTMAX - 3;
+}
+
+int os_on_exit(void (*fn)(int status, void* arg), void* arg) noexcept {
+  return on_exit(fn, arg) == 0 ? 0 : -ENOMEM;
+}
+
+int os_on_quick_exit(void (*quick_fn)()) noexcept {
+  return at_quick_exit(quick_fn) == 0 ? 0 : -ENOMEM;
+}
+
+const char* os_module_of(const void* addr) noexcept {
+  Dl_info info{};
+  if (dladdr(addr, &info) == 0 || info.dli_fname == nullptr || *info.dli_fname == '\0')
+    return nullptr;
+  return info.dli_fname;
 }
 
 int os_setup_signal_stack() noexcept {
@@ -272,6 +313,8 @@ const char* os_signal_name(int sig) noexcept {
       return "SIGILL";
     case SIGABRT:
       return "SIGABRT";
+    case SIGQUIT:
+      return "SIGQUIT";
     default:
       return "signal";
   }

@@ -51,6 +51,11 @@ int os_thread_create(pthread_t* out, std::size_t stack_bytes, void* (*fn)(void*)
                      void* arg) noexcept;
 /// Joins a thread created by os_thread_create.
 int os_thread_join(pthread_t t) noexcept;
+/// The calling thread's kernel thread id (gettid), never 0. Async-signal-safe.
+int os_thread_id() noexcept;
+/// Sends `sig` to thread `tid` of this process (tgkill). -ESRCH when that thread has ended.
+/// Async-signal-safe.
+int os_signal_thread(int tid, int sig) noexcept;
 
 /// Binds the calling thread to the given OS CPU indices with hwloc (`topo` must describe this
 /// machine). An empty list is a no-op.
@@ -69,6 +74,24 @@ void os_write_stderr(std::string_view text) noexcept;
 using os_signal_handler = void (*)(int, siginfo_t*, void*);
 int os_install_fatal_signals(os_signal_handler handler) noexcept;
 void os_restore_fatal_signals() noexcept;
+
+/// Installs `handler` for one signal (SA_SIGINFO | SA_ONSTACK | SA_RESTART), saving the previous
+/// action in `saved`; os_restore_signal puts it back.
+int os_install_signal(int sig, os_signal_handler handler, struct sigaction* saved) noexcept;
+void os_restore_signal(int sig, const struct sigaction& saved) noexcept;
+
+/// The real-time signal that asks a thread for its backtrace (src/base/backtrace.hpp):
+/// SIGRTMAX - 3, far from SIGRTMIN, where programs usually take their real-time signals from.
+int os_backtrace_signal() noexcept;
+
+/// Runs `fn(status, arg)` when the process calls exit() (glibc on_exit, which unlike atexit
+/// passes the status), and `quick_fn` when it calls quick_exit(). Handlers cannot be removed.
+int os_on_exit(void (*fn)(int status, void* arg), void* arg) noexcept;
+int os_on_quick_exit(void (*quick_fn)()) noexcept;
+
+/// The path of the loaded file (program or shared library) whose code holds `addr`, or null
+/// (dladdr). Not async-signal-safe.
+const char* os_module_of(const void* addr) noexcept;
 
 /// Gives the calling thread an alternate signal stack (so a stack overflow can still be
 /// reported). Allocates once per thread; os_release_signal_stack frees it.

@@ -43,6 +43,7 @@ struct alignas(64) thread_record {
   std::uint64_t broadcasts = 0;  // collective broadcasts done, selects the buffer
   int status = 0;
   pthread_t handle{};
+  std::atomic<int> tid{0};  // the kernel's id, written by the owner when it starts (backtraces)
 };
 
 struct job {
@@ -58,7 +59,8 @@ struct job {
   std::size_t shared_heap_limit = 0;  // 0: none
   bool report_memory = false;
   bool report_tables = false;
-  bool tables_auto = true;  // PGAS_TABLES: shared arrays may build automatic tables
+  bool tables_auto = true;     // PGAS_TABLES: shared arrays may build automatic tables
+  double timeout_seconds = 0;  // PGAS_TIMEOUT; 0: none (src/job/watchdog.cpp)
   body_function body;
   int argc = 0;
   char** argv = nullptr;

@@ -47,6 +47,7 @@ run_settings run_settings_read(const run_options& given) {
     if (report == "tables") s.report_tables = true;
   }
   s.tables_auto = *env_read<std::string_view>(env_id::tables) == "auto";
+  s.timeout_seconds = *env_read<double>(env_id::timeout);
   if (*env_read<bool>(env_id::verbose)) s.verbose_dump = env_dump();
   for (const std::string& name : env_undeclared()) {
     s.warnings +=

@@ -2,8 +2,8 @@
 //
 // Every variable declared in src/base/env.hpp is read here and nowhere else: the public
 // run_options (pgas::run_options::resolved) and the settings only the environment gives (spin,
-// stack size, shared heap limit, reports, tables mode, verbose dump), resolved together into a
-// run_settings that pgas::run configures the job from.
+// stack size, shared heap limit, reports, tables mode, timeout, verbose dump), resolved together
+// into a run_settings that pgas::run configures the job from.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +23,7 @@ struct run_settings {
   bool report_memory = false;         // PGAS_REPORT has memory
   bool report_tables = false;         // PGAS_REPORT has tables
   bool tables_auto = true;            // PGAS_TABLES=auto
+  double timeout_seconds = 0;         // PGAS_TIMEOUT; 0: none
   std::string verbose_dump;           // PGAS_VERBOSE: every variable with its value; else empty
   std::string warnings;               // one line per PGAS_* variable no row declares
 };

@@ -2,9 +2,9 @@
 // joining them and combining their exit statuses.
 //
 // Start-up order: read the run settings (the environment, src/job/run_options.cpp) -> load
-// the machine -> plan placement -> install fault handlers -> bind thread 0 -> create threads
-// 1..N-1 (each binds itself) -> run the body. Thread 0's original binding is restored afterwards,
-// since it is the caller's thread.
+// the machine -> plan placement -> install fault handlers -> start the watchdog (timeout,
+// SIGQUIT) -> bind thread 0 -> create threads 1..N-1 (each binds itself) -> run the body. Thread
+// 0's original binding is restored afterwards, since it is the caller's thread.
 
 #include <fmt/format.h>
 
@@ -23,6 +23,7 @@
 #include "src/job/barrier.hpp"
 #include "src/job/job.hpp"
 #include "src/job/run_options.hpp"
+#include "src/job/watchdog.hpp"
 
 namespace pgas {
 
@@ -86,6 +87,7 @@ namespace {
 void thread_body(detail::job& j, int t) {
   detail::tls_mythread = t;
   detail::tls_job_thread = true;
+  j.record(t).tid.store(detail::os_thread_id(), std::memory_order_release);
   detail::faults_thread_start();
   if (j.topo != nullptr) {
     const std::vector<int>& cpus = j.plan[static_cast<std::size_t>(t)].cpus;
@@ -147,6 +149,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   j->report_memory = settings.report_memory;
   j->report_tables = settings.report_tables;
   j->tables_auto = settings.tables_auto;
+  j->timeout_seconds = settings.timeout_seconds;
   const run_options& o = j->options;
   j->threads = *o.threads;
   try {
@@ -192,6 +195,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
     detail::arenas_create(j->threads);
   } catch (const std::runtime_error& e) {
     // Nothing of the job has started: say why and end, as for any start-up failure.
+    std::fflush(nullptr);
     detail::os_write_stderr(fmt::format("pgas: error: cannot start the job: {}\n", e.what()));
     detail::os_exit(1);
   }
@@ -204,6 +208,8 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   detail::current.store(j.get(), std::memory_order_release);
   detail::job_live.store(true, std::memory_order_release);
   detail::faults_install(detail::explain_fault);
+  // Started before thread 0 binds itself, so the watchdog keeps the caller's binding.
+  detail::watchdog_start(*j);
 
   hwloc_bitmap_t saved_binding =
       j->topo != nullptr ? detail::os_get_thread_binding(j->topo.get()) : nullptr;
@@ -225,6 +231,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
     detail::os_set_thread_binding(j->topo.get(), saved_binding);
     hwloc_bitmap_free(saved_binding);
   }
+  detail::watchdog_stop();
   detail::faults_uninstall();
   if (j->report_memory) detail::os_write_stderr(detail::space_report());
   for (auto* hook : detail::end_hooks())

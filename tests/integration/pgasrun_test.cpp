@@ -88,10 +88,18 @@ std::vector<std::string> child_environment() {
   return env;
 }
 
+bool contains(const std::string& haystack, const std::string& needle);
+
+// A signal sent to the child once its stderr contains `marker` (once).
+struct signal_on {
+  std::string marker;
+  int signal = 0;
+};
+
 // Runs argv[0] with argv, capturing stdout and stderr; kills the child's process group after
 // `limit`. argv[0] is executed as given (a path), never searched in PATH.
 result run_command(const std::vector<std::string>& argv, std::chrono::seconds limit = kill_after,
-                   const std::vector<std::string>& extra_env = {}) {
+                   const std::vector<std::string>& extra_env = {}, const signal_on& send = {}) {
   int out_pipe[2];
   int err_pipe[2];
   REQUIRE(pipe2(out_pipe, O_CLOEXEC) == 0);
@@ -136,7 +144,12 @@ result run_command(const std::vector<std::string>& argv, std::chrono::seconds li
   int open_fds = 2;
   int wstatus = 0;
   bool reaped = false;
+  bool sent = send.signal == 0;
   while (!reaped || open_fds > 0) {
+    if (!sent && !reaped && contains(r.err, send.marker)) {
+      kill(pid, send.signal);
+      sent = true;
+    }
     const auto elapsed = clock_type::now() - start;
     if (!reaped && elapsed > limit) {
       kill(-pid, SIGKILL);
@@ -374,7 +387,8 @@ TEST_CASE("a program given any malformed PGAS_* variable exits 2 naming it", "[r
   for (const char* setting :
        {"PGAS_BIND_TO=banana", "PGAS_MAP_BY=none", "PGAS_REPORT_BINDINGS=maybe", "PGAS_SPIN=fast",
         "PGAS_STACK_SIZE=1k", "PGAS_SHARED_HEAP_SIZE=lots", "PGAS_REPORT=everything",
-        "PGAS_VERBOSE=2", "PGAS_TABLES=0", "PGAS_TABLES=false", "PGAS_TABLES=abc"}) {
+        "PGAS_VERBOSE=2", "PGAS_TABLES=0", "PGAS_TABLES=false", "PGAS_TABLES=abc",
+        "PGAS_TIMEOUT=abc", "PGAS_TIMEOUT=-1", "PGAS_TIMEOUT=1e3"}) {
     const result r = run_command({program("hello")}, kill_after, {setting});
     INFO(setting << " hello");
     require_exit(r, 2);
@@ -700,6 +714,91 @@ TEST_CASE("alloc_exhaust: running out of shared memory is recoverable", "[run][a
   CHECK(contains(r.err, "total"));
 }
 
+// A job that hangs in its own code: the report names every thread, where it is, and the
+// program's own function by name.
+void require_hang_report(const result& r, int threads) {
+  INFO(r);
+  for (int t = 0; t < threads; ++t) {
+    INFO("thread " << t);
+    CHECK(contains(r.err,
+                   "pgas: thread " + std::to_string(t) + " of " + std::to_string(threads) + ": "));
+  }
+  CHECK(matches(r.err, "#0 +0x[0-9a-f]+ in "));
+  CHECK(contains(r.err, "spin_forever("));
+  CHECK(contains(r.err, ": waits in pgas::barrier at "));
+  CHECK(names_location(r.err, "hang", line_of("hang", "@hang:wait")));
+  // What the threads printed on the (piped, so buffered) stdout before hanging survives.
+  for (int t = 0; t < threads; ++t)
+    CHECK(contains(r.out, "thread " + std::to_string(t) + " printed before hanging\n"));
+}
+
+TEST_CASE("hang: --timeout ends a job that hangs, with every thread's backtrace",
+          "[fault][timeout]") {
+  const result r = launch({"-n", "3", "--timeout", "1", program("hang")});
+  require_exit(r, 124);
+  INFO(r);
+  CHECK(r.seconds >= 1.0);
+  CHECK(contains(r.err, "pgas: the job ran past its timeout of 1 s (PGAS_TIMEOUT)"));
+  CHECK(contains(r.err, "pgas: thread 0 of 3: running\n"));
+  require_hang_report(r, 3);
+  CHECK(contains(r.err, "pgas: the job ends with status 124\n"));
+}
+
+TEST_CASE("hang: PGAS_TIMEOUT alone ends the job, decimals allowed", "[fault][timeout]") {
+  const result r =
+      run_command({program("hang")}, kill_after, {"PGAS_THREADS=2", "PGAS_TIMEOUT=0.5"});
+  require_exit(r, 124);
+  INFO(r);
+  CHECK(contains(r.err, "timeout of 0.5 s"));
+  require_hang_report(r, 2);
+}
+
+TEST_CASE("hang: a job that ends before its timeout is not reported", "[run][timeout]") {
+  const result r = launch({"-n", "2", "--timeout", "60", program("hello")});
+  require_exit(r, 0);
+  INFO(r);
+  CHECK(contains(r.out, "hello from thread 1 of 2\n"));
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("hang: SIGQUIT prints every thread's backtrace and the job dies of it",
+          "[fault][timeout]") {
+  const result r = run_command({pgasrun(), "-n", "3", program("hang")}, kill_after, {},
+                               {"hang: spinning\n", SIGQUIT});
+  INFO(r);
+  REQUIRE_FALSE(r.hung);
+  REQUIRE_FALSE(r.exited);
+  CHECK(r.signal == SIGQUIT);
+  CHECK(r.seconds < bound_seconds);
+  CHECK(contains(r.err, "pgas: SIGQUIT: where the job's 3 threads are\n"));
+  require_hang_report(r, 3);
+}
+
+TEST_CASE("libc_exit: exit() or quick_exit() from a job thread is reported naming it", "[fault]") {
+  SECTION("exit(3) from thread 1") {
+    const result r = launch_program(4, "libc_exit", {"exit", "1", "3"});
+    require_exit(r, 3);
+    INFO(r);
+    CHECK(contains(r.err, "pgas: thread 1 of 4 called exit(3) while the job was running"));
+    for (int t = 0; t < 4; ++t)
+      CHECK(contains(r.out, "thread " + std::to_string(t) + " printed before the exit\n"));
+  }
+  SECTION("exit(0) from thread 0") {
+    const result r = launch_program(2, "libc_exit", {"exit", "0", "0"});
+    require_exit(r, 0);
+    INFO(r);
+    CHECK(contains(r.err, "pgas: thread 0 of 2 called exit(0) while the job was running"));
+  }
+  SECTION("quick_exit(4) from thread 1: no status is known, stdout is still flushed") {
+    const result r = launch_program(3, "libc_exit", {"quick_exit", "1", "4"});
+    require_exit(r, 4);
+    INFO(r);
+    CHECK(contains(r.err, "pgas: thread 1 of 3 called quick_exit() while the job was running"));
+    for (int t = 0; t < 3; ++t)
+      CHECK(contains(r.out, "thread " + std::to_string(t) + " printed before the exit\n"));
+  }
+}
+
 // Ending a job from a fault races with the other threads' waits: repeat each fault so that a
 // rare lost wake-up or teardown hang shows up here rather than in users' jobs.
 TEST_CASE("faults end the job every time (repeated)", "[fault]") {
@@ -717,6 +816,7 @@ TEST_CASE("faults end the job every time (repeated)", "[fault]") {
       {"wait_without_notify", {}, 1},
       {"collective_mismatch", {}, 1},
       {"exit_codes", {"1", "9"}, 9},
+      {"libc_exit", {"exit", "1", "5"}, 5},
   };
   for (const auto& j : jobs) {
     for (int n : {2, 4}) {
@@ -757,6 +857,7 @@ TEST_CASE("pgasrun usage errors: status 2 and one 'pgasrun: error:' line", "[pga
   require_usage_error({"-n", "2", "--map-by", "banana", hello}, 2, "banana");
   require_usage_error({"-n", "2", "--shared-heap", "lots", hello}, 2, "lots");
   require_usage_error({"-n", "2", "--report", "everything", hello}, 2, "everything");
+  require_usage_error({"-n", "2", "--timeout", "soon", hello}, 2, "--timeout='soon'");
   // Each value is checked by its variable's parser, as the runtime would read it.
   require_usage_error({"-n", "2", "--shared-heap", "0", hello}, 2, "minimum");
   require_usage_error({"-n", "2", "--report", "memory,", hello}, 2, "--report='memory,'");

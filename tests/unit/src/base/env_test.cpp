@@ -42,7 +42,7 @@ std::string message_of(env_id id, std::string_view text, std::string_view what =
 
 TEST_CASE("every variable is declared once, in env_id order, with a description", "[env]") {
   const auto table = env_table();
-  REQUIRE(table.size() == 11);
+  REQUIRE(table.size() == 12);
   for (std::size_t i = 0; i < table.size(); ++i) {
     INFO(table[i].name);
     CHECK(static_cast<std::size_t>(table[i].id) == i);
@@ -55,6 +55,7 @@ TEST_CASE("every variable is declared once, in env_id order, with a description"
   }
   CHECK(env_row(env_id::threads).name == "PGAS_THREADS");
   CHECK(env_row(env_id::tables).name == "PGAS_TABLES");
+  CHECK(env_row(env_id::timeout).name == "PGAS_TIMEOUT");
 }
 
 TEST_CASE("every row parses its default", "[env]") {
@@ -83,6 +84,7 @@ TEST_CASE("unset variables read as their parsed defaults", "[env]") {
   CHECK_FALSE(env_read<std::size_t>(env_id::shared_heap_size).has_value());  // unlimited
   CHECK_FALSE(env_read<std::vector<std::string_view>>(env_id::report).has_value());
   CHECK(env_read<std::string_view>(env_id::tables) == "auto");
+  CHECK(env_read<double>(env_id::timeout) == 0.0);
 }
 
 TEST_CASE("env_raw treats unset and empty alike", "[env]") {
@@ -108,6 +110,7 @@ TEST_CASE("set variables are parsed by their row", "[env]") {
   scoped_env report("PGAS_REPORT", "tables,memory");
   scoped_env tables("PGAS_TABLES", "off");
   scoped_env verbose("PGAS_VERBOSE", "yes");
+  scoped_env timeout("PGAS_TIMEOUT", "1.5");
   CHECK(env_read<long>(env_id::threads) == 12);
   CHECK(env_read<long>(env_id::spin) == 0);
   CHECK(env_read<std::size_t>(env_id::stack_size) == std::size_t{2} << 20);
@@ -116,6 +119,7 @@ TEST_CASE("set variables are parsed by their row", "[env]") {
         std::vector<std::string_view>{"tables", "memory"});
   CHECK(env_read<std::string_view>(env_id::tables) == "off");
   CHECK(env_read<bool>(env_id::verbose) == true);
+  CHECK(env_read<double>(env_id::timeout) == 1.5);
 }
 
 TEST_CASE("malformed values are rejected naming the variable and what it accepts", "[env]") {
@@ -148,6 +152,18 @@ TEST_CASE("malformed values are rejected naming the variable and what it accepts
       {env_id::report, "memory,", "memory, tables"},
       {env_id::report, "memory,,tables", "memory, tables"},
       {env_id::report, ",memory", "memory, tables"},
+      {env_id::timeout, "abc", "number of seconds between 0 and 31536000"},
+      {env_id::timeout, "-1", "number of seconds"},
+      {env_id::timeout, "+1", "number of seconds"},
+      {env_id::timeout, "1e3", "number of seconds"},
+      {env_id::timeout, "inf", "number of seconds"},
+      {env_id::timeout, "nan", "number of seconds"},
+      {env_id::timeout, "0x10", "number of seconds"},
+      {env_id::timeout, "1s", "number of seconds"},
+      {env_id::timeout, " 1", "number of seconds"},
+      {env_id::timeout, "1.2.3", "number of seconds"},
+      {env_id::timeout, ".", "number of seconds"},
+      {env_id::timeout, "31536001", "number of seconds"},
   };
   for (const bad_case& c : cases) {
     const std::string name(env_row(c.id).name);
@@ -174,6 +190,18 @@ TEST_CASE("PGAS_TABLES accepts only its documented words", "[env]") {
     scoped_env e("PGAS_TABLES", bad);
     CHECK_THROWS_AS(env_read<std::string_view>(env_id::tables), std::invalid_argument);
   }
+}
+
+TEST_CASE("PGAS_TIMEOUT takes decimal seconds, 0 for none", "[env]") {
+  CHECK(env_parse<double>(env_id::timeout, "0") == 0.0);
+  CHECK(env_parse<double>(env_id::timeout, "90") == 90.0);
+  CHECK(env_parse<double>(env_id::timeout, "0.25") == 0.25);
+  CHECK(env_parse<double>(env_id::timeout, ".5") == 0.5);
+  CHECK(env_parse<double>(env_id::timeout, "2.") == 2.0);
+  CHECK(env_parse<double>(env_id::timeout, "31536000") == 31536000.0);
+  CHECK(env_accepted(env_row(env_id::timeout)) == "seconds, 0..31536000 (decimals allowed)");
+  CHECK(message_of(env_id::timeout, "soon", "--timeout") ==
+        "--timeout='soon' is not a number of seconds between 0 and 31536000");
 }
 
 TEST_CASE("a pgasrun option can be named instead of the variable", "[env]") {

@@ -112,7 +112,9 @@ TEST_CASE("the settings only the environment gives are read strictly", "[run_opt
   ::setenv("PGAS_REPORT", "memory,tables", 1);
   ::setenv("PGAS_TABLES", "off", 1);
   ::setenv("PGAS_VERBOSE", "1", 1);
+  ::setenv("PGAS_TIMEOUT", "2.5", 1);
   run_settings s = run_settings_read({});
+  CHECK(s.timeout_seconds == 2.5);
   CHECK(s.spin == 123);
   CHECK(s.stack_bytes == 256 * 1024);
   CHECK(s.shared_heap_limit == 1024 * 1024);
@@ -125,15 +127,18 @@ TEST_CASE("the settings only the environment gives are read strictly", "[run_opt
   ::setenv("PGAS_SPIN", "adaptive", 1);
   ::setenv("PGAS_SHARED_HEAP_SIZE", "unlimited", 1);
   ::setenv("PGAS_REPORT", "tables", 1);
+  ::unsetenv("PGAS_TIMEOUT");
   s = run_settings_read({});
+  CHECK(s.timeout_seconds == 0);
   CHECK_FALSE(s.spin.has_value());
   CHECK(s.shared_heap_limit == 0);
   CHECK_FALSE(s.report_memory);
   CHECK(s.report_tables);
 
-  for (auto [name, bad] : {std::pair{"PGAS_SPIN", "lots"}, std::pair{"PGAS_STACK_SIZE", "1k"},
-                           std::pair{"PGAS_SHARED_HEAP_SIZE", "-1"},
-                           std::pair{"PGAS_REPORT", "memory,"}, std::pair{"PGAS_VERBOSE", "2"}}) {
+  for (auto [name, bad] :
+       {std::pair{"PGAS_SPIN", "lots"}, std::pair{"PGAS_STACK_SIZE", "1k"},
+        std::pair{"PGAS_SHARED_HEAP_SIZE", "-1"}, std::pair{"PGAS_REPORT", "memory,"},
+        std::pair{"PGAS_VERBOSE", "2"}, std::pair{"PGAS_TIMEOUT", "abc"}}) {
     clean_env::clear();
     ::setenv(name, bad, 1);
     INFO(name << "=" << bad);

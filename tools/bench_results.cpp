@@ -294,6 +294,13 @@ std::vector<run_record> read_runs(const std::string& path, json& meta) {
       why = why.substr(at + 2);
     const auto [line, column] = line_column(text, e.byte);
     throw results_error(fmt::format("{}:{}:{}: malformed JSON: {}", path, line, column, why));
+  } catch (const json::exception& e) {
+    // Well-formed but unreadable, e.g. a number beyond 64 bits ("number overflow parsing '…'");
+    // nlohmann quotes the whole number, so keep the message short.
+    std::string why = e.what();
+    if (const auto at = why.find("] "); at != std::string::npos) why = why.substr(at + 2);
+    if (why.size() > 120) why = why.substr(0, 117) + "...";
+    throw results_error(fmt::format("{}: unreadable JSON: {}", path, why));
   }
 
   const json* list = &top;

@@ -8,7 +8,11 @@
 //
 // Caveat: unwinding inside a signal handler is async-signal-safe "in practice" only.
 // libunwind's local unwinder takes no locks and does not allocate once its caches exist, but
-// naming a frame reads the ELF file of the code (open/mmap, both async-signal-safe), and an
+// naming a frame reads the ELF file of the code, and libunwind 1.6 allocates (malloc) the
+// first time it looks at an image: the program's own image is looked at once at install, so
+// in a handler this happens only for a library no earlier backtrace went through. A thread
+// interrupted inside malloc could then block in its handler; the asker's bounded wait turns
+// that into a frame-less entry, never a hang (and the report ends the job anyway). An
 // interrupted thread whose stack or unwind tables are corrupt may give a short or wrong
 // backtrace. A thread that has the signal blocked, or is stopped, does not answer: the caller
 // then gets -ETIMEDOUT rather than waiting forever.

@@ -1,5 +1,5 @@
-// src/objects/sptr.cpp — the out-of-line parts of pointers-to-shared (pgas/sptr.hpp): packing a word
-// with its limits checked, the shared run-time block dividers, sptr_from, and the thread
+// src/objects/sptr.cpp — the out-of-line parts of pointers-to-shared (pgas/sptr.hpp): packing a
+// word with its limits checked, the shared run-time block dividers, sptr_from, and the thread
 // distance query.
 
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
-// Tests pgas/shared_array.hpp (and src/objects/shared_array.cpp) in jobs of 1 to 8 threads, for 1-D,
-// 2-D and 3-D arrays with cyclic, [*], indefinite and tiled layouts: element addresses against
+// Tests pgas/shared_array.hpp (and src/objects/shared_array.cpp) in jobs of 1 to 8 threads, for
+// 1-D, 2-D and 3-D arrays with cyclic, [*], indefinite and tiled layouts: element addresses against
 // the layout model and against A.ptr(), owners, walking begin_ptr() with ++, zero
 // initialisation, owner writes seen by all after a barrier, for_each_mine coverage, local_part,
 // the UPC size queries, compile-time against run-time blocks, moves, and memory reuse.

@@ -1,9 +1,9 @@
-// Tests pgas/sptr.hpp and src/objects/sptr.cpp, pointers-to-shared: a reference model of a UPC pointer
-// (its position in the block-cyclic order, from which thread, phase, course and address follow)
-// is compared with sptr after random walks of ++, --, += and -= for compile-time, indefinite
-// and run-time blocks and several element sizes, in jobs of 1 to 8 threads; plus difference and
-// ordering, == ignoring the phase, casts, resetphase, the null pointer, word sizes, is_local,
-// sptr_from, and thread_distance on synthetic machines.
+// Tests pgas/sptr.hpp and src/objects/sptr.cpp, pointers-to-shared: a reference model of a UPC
+// pointer (its position in the block-cyclic order, from which thread, phase, course and address
+// follow) is compared with sptr after random walks of ++, --, += and -= for compile-time,
+// indefinite and run-time blocks and several element sizes, in jobs of 1 to 8 threads; plus
+// difference and ordering, == ignoring the phase, casts, resetphase, the null pointer, word sizes,
+// is_local, sptr_from, and thread_distance on synthetic machines.
 
 #include <pgas/pgas.hpp>
 

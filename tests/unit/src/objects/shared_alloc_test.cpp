@@ -1,6 +1,6 @@
-// Tests src/objects/shared_alloc.cpp and alloc/space.cpp through <pgas/alloc.hpp>: segment geometry,
-// real NUMA placement (get_mempolicy / move_pages), symmetric offsets, the distributed layout,
-// global_alloc, exhaustion and recovery, accounting, and local allocation reuse.
+// Tests src/objects/shared_alloc.cpp and alloc/space.cpp through <pgas/alloc.hpp>: segment
+// geometry, real NUMA placement (get_mempolicy / move_pages), symmetric offsets, the distributed
+// layout, global_alloc, exhaustion and recovery, accounting, and local allocation reuse.
 #include <catch2/catch.hpp>
 
 #include <atomic>

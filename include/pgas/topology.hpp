@@ -77,12 +77,14 @@ class PGAS_API machine {
   static machine current();
   /// The most PUs a described machine (synthetic or XML) may have.
   static constexpr std::size_t max_described_pus = 16384;
+  /// The most children one level of a synthetic description may give each parent.
+  static constexpr std::size_t max_described_arity = 1024;
   /// The largest topology XML file read, in bytes.
   static constexpr std::size_t max_xml_bytes = 64 << 20;
 
   /// An hwloc synthetic description, e.g. "package:2 numa:2 l3:1 core:8 pu:2".
-  /// Throws topology_error naming the description when hwloc cannot parse it or it has more
-  /// than max_described_pus PUs.
+  /// Throws topology_error naming the description when hwloc cannot parse it, it has more
+  /// than max_described_pus PUs, or a level has more than max_described_arity per parent.
   static machine synthetic(std::string_view description);
   /// An hwloc XML export (`lstopo machine.xml`). Throws topology_error when the path is not a
   /// regular file of at most max_xml_bytes, is not a topology, or has more than

@@ -47,9 +47,10 @@ void topology_load(hwloc_topology_t topo, std::string_view what) {
 }
 
 // The PUs a synthetic description makes: the product of its levels' arities ("package:2
-// numa:2 core:8 pu:2" makes 64), saturating at SIZE_MAX. Levels without a readable arity
-// count as 1; hwloc itself rejects what is malformed.
-std::size_t synthetic_pus(std::string_view desc) {
+// numa:2 core:8 pu:2" makes 64), saturating at SIZE_MAX, and its largest arity. Levels without
+// a readable arity count as 1; hwloc itself rejects what is malformed.
+std::size_t synthetic_pus(std::string_view desc, std::size_t* widest) {
+  *widest = 0;
   std::size_t product = 1;
   std::size_t at = 0;
   while ((at = desc.find(':', at)) != std::string_view::npos) {
@@ -63,6 +64,7 @@ std::size_t synthetic_pus(std::string_view desc) {
       arity = arity * 10 + static_cast<std::size_t>(desc[at] - '0');
     }
     if (!digits || arity == 0) continue;
+    *widest = std::max(*widest, arity);
     if (product > std::numeric_limits<std::size_t>::max() / arity) {
       return std::numeric_limits<std::size_t>::max();
     }
@@ -147,12 +149,19 @@ machine machine::synthetic(std::string_view description) {
   std::string desc = strip_quotes(description);
   // hwloc builds a synthetic machine in time that grows faster than its size (16384 PUs take
   // about a second, 65536 more than a minute): refuse large ones before asking it.
-  if (const std::size_t pus = synthetic_pus(desc); pus > max_described_pus) {
+  std::size_t widest = 0;
+  if (const std::size_t pus = synthetic_pus(desc, &widest); pus > max_described_pus) {
     throw topology_error(
         fmt::format("synthetic topology '{}' has {} PUs; at most {} can be described", desc,
                     pus == std::numeric_limits<std::size_t>::max() ? std::string("too many")
                                                                    : std::to_string(pus),
                     max_described_pus));
+  }
+  // Siblings cost hwloc more than levels do (pu:16384 takes tens of seconds, 16 x 1024 a few).
+  if (widest > max_described_arity) {
+    throw topology_error(fmt::format(
+        "synthetic topology '{}' has a level of {} objects; at most {} per level can be described",
+        desc, widest, max_described_arity));
   }
   detail::topology_handle topo = topology_init();
   if (desc.empty() || hwloc_topology_set_synthetic(topo.get(), desc.c_str()) != 0) {

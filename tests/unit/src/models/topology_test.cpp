@@ -218,6 +218,10 @@ TEST_CASE("described machines have a size limit, checked before hwloc builds the
   CHECK_THROWS_WITH(pgas::machine::synthetic("package:99999999999 core:99999999999 pu:99999999"),
                     Contains("too many PUs"));
   CHECK(pgas::machine::synthetic("package:4 core:8 pu:2").pu_count() == 64);
+  // Wide levels cost hwloc more than deep ones: a level is limited too (found by the fuzz suite).
+  CHECK_THROWS_WITH(pgas::machine::synthetic("core:2 pu:4000"),
+                    Contains("a level of 4000 objects; at most 1024 per level"));
+  CHECK(pgas::machine::synthetic("core:2 pu:1024").pu_count() == 2048);
 }
 
 TEST_CASE("a topology XML must be a regular file within the size limit", "[topology]") {

@@ -5,7 +5,11 @@
 // prints one JSON line with at least kernel, variant, threads, size, seconds (the median of R
 // timed repetitions, after one untimed warm-up), min/max seconds, reps and verified, and exits 1
 // when the result does not verify (2 for a usage error). Variants:
-//   seq         plain C++ on plain arrays, no runtime (threads is reported as 1);
+//   seq         plain C++ on plain arrays, no runtime (threads is reported as 1): the fastest
+//               sequential code for the algorithm, nothing in the timed loop that the
+//               algorithm does not need; pgas-bench checks it against the plain C program
+//               beside each kernel (kernels/plain/, variant c) and fails when it is more than
+//               5 % slower;
 //   naive       every access through a generic pointer-to-shared (what a UPC compiler emits);
 //   privatized  the thread's own part through plain pointers, the rest through pointers-to-
 //               shared (Serres et al. "privatization");

@@ -104,6 +104,18 @@ std::string table_one(const summary& s) {
   rows.push_back(head);
   rows.push_back(sizes);
   rows.push_back(seq);
+  if (std::find(s.variants().begin(), s.variants().end(), "c") != s.variants().end()) {
+    std::vector<std::string> c = {"plain C (s)"}, over = {"seq / plain C"};
+    for (const std::string& k : s.kernels()) {
+      const cell* ck = s.find(k, "c", 1);
+      c.push_back(ck == nullptr ? "-" : ck->is_failed() ? "failed" : format_seconds(*ck->median));
+      over.push_back((ck != nullptr && ck->is_failed())
+                         ? "failed"
+                         : ratio_cell(s, k, nullptr, s.seq_over_c(k)));
+    }
+    rows.push_back(c);
+    rows.push_back(over);
+  }
   for (const std::string& v : s.parallel_variants()) {
     std::vector<std::string> row = {v};
     for (const std::string& k : s.kernels())
@@ -111,6 +123,37 @@ std::string table_one(const summary& s) {
     rows.push_back(row);
   }
   return out + render(rows, 2) + notes(s);
+}
+
+bool baseline_failed(const summary& s) {
+  return std::any_of(s.kernels().begin(), s.kernels().end(), [&](const std::string& k) {
+    const auto r = s.seq_over_c(k);
+    return r && *r > baseline_limit;
+  });
+}
+
+std::string baseline_check(const summary& s) {
+  if (std::find(s.variants().begin(), s.variants().end(), "c") == s.variants().end())
+    return "Baseline check: not made (variant c, the plain C loops, did not run)\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const std::string& k : s.kernels()) {
+    const cell *c = s.find(k, "c", 1), *seq = s.find(k, "seq", 1);
+    if (c == nullptr && seq == nullptr) continue;
+    const auto r = s.seq_over_c(k);
+    std::string verdict;
+    if ((c != nullptr && c->is_failed()) || (seq != nullptr && seq->is_failed())) {
+      verdict = "not checked: a run failed";
+    } else if (!r) {
+      verdict = fmt::format("not checked: {} did not run", c == nullptr ? "plain C" : "seq");
+    } else {
+      verdict = *r > baseline_limit ? "SLOWER than plain C" : "ok";
+    }
+    rows.push_back({k, r ? format_ratio(*r) : "-", verdict});
+  }
+  if (rows.empty()) return "";
+  return fmt::format("Baseline check: seq / plain C (kernels/plain/), at most {}\n\n",
+                     format_ratio(baseline_limit)) +
+         render(rows, 2);
 }
 
 std::string scaling_tables(const summary& s) {

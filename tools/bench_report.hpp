@@ -19,10 +19,19 @@ std::string format_seconds(double seconds);
 /// below 100, none beyond.
 std::string format_ratio(double ratio);
 
-/// Table I: rows = variants other than seq, columns = kernels, cells = time at 1 thread / time
-/// of seq, under rows with each kernel's size and seq seconds. "failed" marks a cell with a
-/// failed or unverified run, "-" one that did not run or has no seq time to compare with.
+/// Table I: rows = variants other than seq and c, columns = kernels, cells = time at 1 thread /
+/// time of seq, under rows with each kernel's size, seq seconds and, when the plain C baseline
+/// ran, its seconds and seq's time over it. "failed" marks a cell with a failed or unverified
+/// run, "-" one that did not run or has no seq time to compare with.
 std::string table_one(const summary& s);
+
+/// The baseline check: for each kernel, seq's time over its plain C baseline's and "ok", or
+/// "SLOWER" when it exceeds baseline_limit (or why it could not be checked); one line saying
+/// so when no plain C baseline ran.
+std::string baseline_check(const summary& s);
+
+/// True when some kernel's seq took more than baseline_limit times its plain C baseline.
+bool baseline_failed(const summary& s);
 
 /// One table per kernel: rows = variants other than seq, columns = thread counts, cells = seq
 /// seconds / the variant's seconds (the variant's median seconds when seq has no time).

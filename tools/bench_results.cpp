@@ -177,8 +177,8 @@ run_record read_run(const json& j, const std::string& where) {
                                   fmt::join(known_variants, ", ")));
   }
   r.threads = static_cast<int>(in.integer("threads", 1, 1'000'000));
-  if (r.variant == "seq" && r.threads != 1)
-    in.bad("threads", fmt::format("seq runs at 1 thread, not {}", r.threads));
+  if (sequential_variant(r.variant) && r.threads != 1)
+    in.bad("threads", fmt::format("{} runs at 1 thread, not {}", r.variant, r.threads));
   if (const json* v = in.get("size", false); v != nullptr && !v->is_null()) {
     if (!v->is_number_unsigned()) in.bad("size", fmt::format("expected a size, not {}", v->dump()));
     r.size = v->get<std::size_t>();
@@ -348,7 +348,7 @@ summary::summary(const std::vector<run_record>& runs) {
     if (std::find(known_kernels.begin(), known_kernels.end(), r.kernel) == known_kernels.end() &&
         std::find(other_kernels.begin(), other_kernels.end(), r.kernel) == other_kernels.end())
       other_kernels.push_back(r.kernel);
-    if (r.variant != "seq") threads.insert(r.threads);
+    if (!sequential_variant(r.variant)) threads.insert(r.threads);
   }
   for (const std::string& k : known_kernels) {
     if (std::any_of(runs.begin(), runs.end(), [&](const run_record& r) { return r.kernel == k; }))
@@ -396,7 +396,7 @@ summary::summary(const std::vector<run_record>& runs) {
 std::vector<std::string> summary::parallel_variants() const {
   std::vector<std::string> v;
   std::copy_if(variants_.begin(), variants_.end(), std::back_inserter(v),
-               [](const std::string& name) { return name != "seq"; });
+               [](const std::string& name) { return !sequential_variant(name); });
   return v;
 }
 
@@ -414,6 +414,15 @@ const cell* summary::find(const std::string& kernel, const std::string& variant,
 std::optional<double> summary::seq_seconds(const std::string& kernel) const {
   const cell* c = find(kernel, "seq", 1);
   return c != nullptr ? c->median : std::nullopt;
+}
+
+std::optional<double> summary::c_seconds(const std::string& kernel) const {
+  const cell* c = find(kernel, "c", 1);
+  return c != nullptr ? c->median : std::nullopt;
+}
+
+std::optional<double> summary::seq_over_c(const std::string& kernel) const {
+  return ratio(seq_seconds(kernel), c_seconds(kernel));
 }
 
 std::optional<double> summary::overhead(const std::string& kernel,
@@ -444,7 +453,7 @@ std::string summary::to_json() const {
   json cells = json::array();
   for (const std::string& k : kernels_) {
     for (const std::string& v : variants_) {
-      for (int t : v == "seq" ? std::vector<int>{1} : threads_) {
+      for (int t : sequential_variant(v) ? std::vector<int>{1} : threads_) {
         const cell* c = find(k, v, t);
         if (c == nullptr) continue;
         json s = json::array();
@@ -476,7 +485,10 @@ std::string summary::to_json() const {
         row.push_back(or_null(speedup(k, v, t)));
       speed[v] = row;
     }
-    table1[k] = {{"seq_seconds", or_null(seq_seconds(k))}, {"overhead", over}};
+    table1[k] = {{"seq_seconds", or_null(seq_seconds(k))},
+                 {"c_seconds", or_null(c_seconds(k))},
+                 {"seq_over_c", or_null(seq_over_c(k))},
+                 {"overhead", over}};
     scaling[k] = {{"seq_seconds", or_null(seq_seconds(k))}, {"speedup", speed}};
   }
   top["table1"] = table1;

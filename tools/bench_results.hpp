@@ -24,9 +24,19 @@ namespace pgas::tools::bench {
 using json = nlohmann::ordered_json;
 
 /// The kernels and variants of the kernel contract (kernels/harness.hpp), in table order.
+/// Variant "c" is the plain C baseline beside each kernel (kernels/plain/), which seq is
+/// checked against.
 inline const std::vector<std::string> known_kernels = {"matmul", "sobel", "randomaccess"};
-inline const std::vector<std::string> known_variants = {"seq",    "naive", "privatized",
-                                                        "tables", "auto",  "openmp"};
+inline const std::vector<std::string> known_variants = {"c",      "seq",  "naive", "privatized",
+                                                        "tables", "auto", "openmp"};
+
+/// True for the variants that run at 1 thread only: seq and the plain C baseline.
+inline bool sequential_variant(const std::string& variant) {
+  return variant == "seq" || variant == "c";
+}
+
+/// The baseline check: seq may take at most this many times the plain C loop's time.
+inline constexpr double baseline_limit = 1.05;
 
 /// A runs.json that cannot be read: the message names the file and the line or field.
 struct results_error : std::runtime_error {
@@ -91,7 +101,7 @@ class summary {
   const std::vector<std::string>& kernels() const { return kernels_; }
   /// The variants that ran, seq included, in known_variants order.
   const std::vector<std::string>& variants() const { return variants_; }
-  /// The variants other than seq.
+  /// The variants other than seq and c (the ones that run at every thread count).
   std::vector<std::string> parallel_variants() const;
   /// The thread counts the variants other than seq ran at, ascending ({1} when only seq ran).
   const std::vector<int>& threads() const { return threads_; }
@@ -104,6 +114,10 @@ class summary {
   const cell* find(const std::string& kernel, const std::string& variant, int threads) const;
   /// seq's median seconds (at 1 thread), when it ran and never failed.
   std::optional<double> seq_seconds(const std::string& kernel) const;
+  /// The plain C baseline's median seconds, when it ran and never failed.
+  std::optional<double> c_seconds(const std::string& kernel) const;
+  /// The baseline check: seq's median over the plain C baseline's.
+  std::optional<double> seq_over_c(const std::string& kernel) const;
   /// Table I: the variant's median at 1 thread over seq's.
   std::optional<double> overhead(const std::string& kernel, const std::string& variant) const;
   /// seq's median over the variant's at `threads`.

@@ -1,8 +1,8 @@
 // tools/pgas-bench.cpp — `pgas-bench [--kernels …] [--variants …] [--threads …] [--repeat M] …`:
 // the benchmark driver. It runs every kernel × variant × thread count through pgasrun (the
 // kernel contract of kernels/harness.hpp: one JSON line per run), M interleaved passes so that the
-// machine's noise falls on every variant alike, and prints papers/000 Table I and speedup tables
-// from the medians over passes; `--from runs.json` renders a saved set of runs again without
+// machine's noise falls on every variant alike, and prints Serres et al.'s Table I and speedup
+// tables from the medians over passes; `--from runs.json` renders a saved set of runs again without
 // running.
 //
 // Records and medians are in bench_results.hpp, tables and the plot in bench_report.hpp.
@@ -301,8 +301,10 @@ std::optional<json> result_line(const std::string& out) {
   return std::nullopt;
 }
 
-std::string kernel_path(const options& o, const std::string& kernel) {
-  return (fs::path(o.kernel_dir) / kernel).string();
+// A kernel's program; the plain C baseline (variant c) is plain/KERNEL beside the kernels.
+std::string kernel_path(const options& o, const std::string& kernel, const std::string& variant) {
+  const fs::path dir = variant == "c" ? fs::path(o.kernel_dir) / "plain" : fs::path(o.kernel_dir);
+  return (dir / kernel).string();
 }
 
 run_record run_kernel(const options& o, int pass, const std::string& kernel,
@@ -313,7 +315,8 @@ run_record run_kernel(const options& o, int pass, const std::string& kernel,
   r.variant = variant;
   r.threads = threads;
   std::vector<std::string> argv = {
-      o.pgasrun, "-n", std::to_string(threads), kernel_path(o, kernel), "--variant", variant};
+      o.pgasrun,   "-n",   std::to_string(threads), kernel_path(o, kernel, variant),
+      "--variant", variant};
   if (const auto it = o.sizes.find(kernel); it != o.sizes.end()) {
     r.size = it->second;
     argv.insert(argv.end(), {"--size", std::to_string(it->second)});
@@ -347,7 +350,7 @@ run_record run_kernel(const options& o, int pass, const std::string& kernel,
   const int reported = result && result->value("threads", json()).is_number_integer()
                            ? result->value("threads", 0)
                            : -1;
-  const int expected = variant == "seq" ? 1 : threads;
+  const int expected = sequential_variant(variant) ? 1 : threads;
   if (c.timed_out) {
     r.error = fmt::format("timed out after {} s", o.timeout);
   } else if (c.signal != 0) {
@@ -416,11 +419,15 @@ void find_programs(options& o) {
                                   default_pgasrun ? " (give its path with --pgasrun PATH)" : ""));
   }
   for (const std::string& k : o.kernels) {
-    const std::string path = kernel_path(o, k);
-    if (access(path.c_str(), X_OK) != 0) {
-      throw usage_error(fmt::format("kernel {}: {}: {} (build it with ninja -C BUILD kernels/{}{})",
-                                    k, path, std::strerror(errno), k,
-                                    default_dir ? ", or give --kernel-dir DIR" : ""));
+    for (const std::string variant : {"seq", "c"}) {
+      if (variant == "c" && !is_one_of("c", o.variants)) continue;
+      const std::string path = kernel_path(o, k, variant);
+      if (access(path.c_str(), X_OK) != 0) {
+        throw usage_error(
+            fmt::format("kernel {}: {}: {} (build it with ninja -C BUILD kernels/{}{}{})", k, path,
+                        std::strerror(errno), variant == "c" ? "plain/" : "", k,
+                        default_dir ? ", or give --kernel-dir DIR" : ""));
+      }
     }
   }
 }
@@ -433,7 +440,7 @@ std::vector<run_record> run_all(const options& o, const json& meta) {
   std::vector<planned> pass_plan;
   for (const std::string& k : o.kernels) {
     for (const std::string& v : o.variants) {
-      for (int t : v == "seq" ? std::vector<int>{1} : o.threads)
+      for (int t : sequential_variant(v) ? std::vector<int>{1} : o.threads)
         pass_plan.push_back({k, v, t});
     }
   }
@@ -478,11 +485,13 @@ std::vector<run_record> run_all(const options& o, const json& meta) {
 
 constexpr const char* description =
     "Runs the benchmark kernels (matmul, sobel, randomaccess) in every variant\n"
-    "(seq, naive, privatized, tables, auto, openmp) at each thread count through\n"
+    "(c, seq, naive, privatized, tables, auto, openmp) at each thread count through\n"
     "pgasrun, in M interleaved passes, and prints each variant's overhead over\n"
-    "sequential C at 1 thread (papers/000 Table I) and its speedup over seq at\n"
-    "every thread count, from the medians over passes. Every run is saved in\n"
-    "DIR/runs.json and runs.csv, the medians in summary.json, a plot in scaling.svg.\n";
+    "sequential C at 1 thread (Serres et al., Table I) and its speedup over seq at\n"
+    "every thread count, from the medians over passes. Variant c, a plain C loop\n"
+    "beside each kernel, checks seq: the run fails when seq is more than 5 % slower.\n"
+    "Every run is saved in DIR/runs.json and runs.csv, the medians in summary.json,\n"
+    "a plot in scaling.svg.\n";
 
 constexpr const char* footer =
     "Examples:\n"
@@ -491,7 +500,9 @@ constexpr const char* footer =
     "  pgas-bench --from pgas-bench-results/runs.json --out report\n"
     "\n"
     "Exit status: 0 when every run verified, 1 when one failed (after printing\n"
-    "everything), 2 for a usage error or an unreadable --from file.\n"
+    "everything), 2 for a usage error or an unreadable --from file, 3 when every\n"
+    "run verified but the baseline check failed (a kernel's seq more than 1.05x\n"
+    "its plain C loop).\n"
     "Manual: man pgas-bench.";
 
 std::string command_text(int argc, char** argv) {
@@ -649,14 +660,24 @@ int run(int argc, char** argv) {
     written.push_back("scaling.svg");
   }
 
-  std::string text = table_one(*s) + "\n" + scaling_tables(*s) + "\n";
+  std::string text = table_one(*s) + "\n";
+  if (const std::string check = baseline_check(*s); !check.empty()) text += check + "\n";
+  text += scaling_tables(*s) + "\n";
   if (const std::string failed = failed_runs(runs); !failed.empty()) text += failed + "\n";
   text += "Files:\n";
   for (const std::string& name : written)
     text += fmt::format("  {}\n", (fs::path(o.out) / name).string());
   std::fputs(text.c_str(), stdout);
   if (std::fflush(stdout) != 0) return 1;
-  return s->failed_runs() > 0 ? 1 : 0;
+  if (s->failed_runs() > 0) return 1;
+  if (baseline_failed(*s)) {
+    std::fprintf(stderr,
+                 "pgas-bench: the baseline check failed: seq is more than %s the plain C "
+                 "loop for some kernel (see \"Baseline check\")\n",
+                 format_ratio(baseline_limit).c_str());
+    return 3;
+  }
+  return 0;
 }
 
 }  // namespace

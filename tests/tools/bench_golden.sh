@@ -3,7 +3,8 @@
 # scratch directory that holds
 #   data/      a link to DATA_DIR (tests/tools/data: saved runs.json files, fake programs)
 #   pgasrun    a link to data/fake_pgasrun.sh
-#   kernels/   matmul, sobel, randomaccess: links to data/fake_kernel.sh
+#   kernels/   matmul, sobel, randomaccess and plain/ with the same: links to
+#              data/fake_kernel.sh
 # so that the command names its files by relative paths (error messages and the "Files:" list
 # do not depend on where the tree is) and can run the driver end to end without real kernels.
 # Then compares each file the command wrote with its expected copy.
@@ -48,9 +49,10 @@ trap 'rm -rf "$scratch"' EXIT
 cd "$scratch" || exit 2
 ln -s "$data" data
 ln -s data/fake_pgasrun.sh pgasrun
-mkdir kernels
+mkdir -p kernels/plain
 for k in matmul sobel randomaccess; do
   ln -s ../data/fake_kernel.sh "kernels/$k"
+  ln -s ../../data/fake_kernel.sh "kernels/plain/$k"
 done
 
 "$here/golden.sh" "${args[@]}" || exit 1

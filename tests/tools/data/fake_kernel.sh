@@ -1,9 +1,10 @@
 #!/bin/sh
 # A stand-in for the kernels in the pgas-bench tests, installed as matmul, sobel and
-# randomaccess: it answers `--variant V [--size S] --reps R --json` with the contract's JSON line
+# randomaccess (and as plain/matmul, … for the plain C baselines): it answers `--variant V [--size S] --reps R --json` with the contract's JSON line
 # at once, its seconds a fixed function of kernel, variant and PGAS_THREADS:
 #   base (matmul 0.4, sobel 0.08, randomaccess 0.2) x factor (seq 1, naive 20, privatized 4,
-#   tables 1.05, auto 1.1, openmp 1) / threads (1 for seq).
+#   tables 1.05, auto 1.1, openmp 1, c 0.99) / threads (1 for seq and c).
+# With FAKE_SEQ_SLOW=1, randomaccess seq takes 1.1 times as long (the baseline check fails).
 # With FAKE_KERNEL_FAILURES=1 some runs fail on purpose: sobel naive at 2 threads does not
 # verify (exit 1), randomaccess tables at 2 threads dies of SIGSEGV, matmul auto at 2 threads
 # hangs (for --timeout).
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 threads=${PGAS_THREADS:-1}
-[ "$variant" = seq ] && threads=1
+[ "$variant" = seq ] || [ "$variant" = c ] && threads=1
 case $kernel in
   matmul) base=0.4; size=${size:-1024} ;;
   sobel) base=0.08; size=${size:-4096} ;;
@@ -30,12 +31,14 @@ case $kernel in
 esac
 case $variant in
   seq|openmp) factor=1 ;;
+  c) factor=0.99 ;;
   naive) factor=20 ;;
   privatized) factor=4 ;;
   tables) factor=1.05 ;;
   auto) factor=1.1 ;;
   *) echo "$kernel: unknown variant $variant" >&2; exit 2 ;;
 esac
+[ "${FAKE_SEQ_SLOW:-0}" = 1 ] && [ "$kernel-$variant" = randomaccess-seq ] && factor=1.1
 verified=true
 [ "${FAKE_KERNEL_FAILURES:-0}" = 1 ] && case $kernel-$variant-$threads in
   sobel-naive-2) verified=false ;;

@@ -19,7 +19,9 @@
 //
 // Waiting threads spin briefly with a pause instruction, then yield the processor, then sleep
 // on a futex, so that jobs with more threads than cores (oversubscribed) still progress. The
-// spin length adapts: it is short when the job is oversubscribed (PGAS_SPIN overrides it).
+// spin length adapts: an oversubscribed job's waiters do not spin but yield at once, to the
+// threads that share their processing unit (PGAS_SPIN overrides it). A thread that completes
+// a barrier makes a system call only to wake threads that sleep.
 //
 // Memory ordering: a barrier is a full fence among all threads. Every memory operation a
 // thread issued before notify() (or barrier()) happens-before every memory operation any

@@ -4,7 +4,8 @@
 //
 // Entry point: main() parses options and, for each thread count, interleaves the implementations
 // rep by rep; session_run() is the SPMD measuring loop every implementation's team executes.
-// Output: one JSON object per (impl, threads) line with the median/min/max ns per barrier.
+// Output: one JSON object per (impl, threads) line with the median/min/max ns per barrier, then
+// per thread count one "compare" line putting pgas beside the spin and std::barrier references.
 #include <pthread.h>
 #include <sched.h>
 
@@ -200,7 +201,7 @@ void team_omp(session& s) {
 
 struct options {
   std::vector<int> threads{1, 2, 4, 8};
-  std::vector<std::string> impls{"pgas", "pthread", "omp", "std"};
+  std::vector<std::string> impls{"pgas", "spin", "std", "pthread", "omp"};
   int reps = 5;
   double seconds = 0.2;
 };
@@ -260,11 +261,42 @@ void print_result(const std::string& impl, int threads, const result& r, const o
   print_row(j);
 }
 
+// The median over reps of pgas's time divided by `ref`'s in the same rep. Reps of different
+// implementations run back to back, so each ratio compares them in one latency regime of the
+// VM; a ratio of the two medians would compare whichever regimes each median fell in.
+double paired_ratio(const result& pgas, const result& ref) {
+  std::vector<double> r;
+  for (std::size_t i = 0; i < pgas.ns.size() && i < ref.ns.size(); ++i)
+    r.push_back(pgas.ns[i] / ref.ns[i]);
+  return median(r);
+}
+
+// The "compare" row of one thread count: pgas beside the textbook spin barrier (the floor at
+// threads <= cores) and std::barrier (the reference when oversubscribed), with the ratios.
+void print_compare(int threads, const std::map<std::string, result>& results) {
+  const auto pgas = results.find("pgas");
+  if (pgas == results.end()) return;
+  nlohmann::ordered_json j;
+  j["kernel"] = "barrier";
+  j["impl"] = "compare";
+  j["threads"] = threads;
+  j["oversubscribed"] = static_cast<unsigned>(threads) > std::thread::hardware_concurrency();
+  j["pgas_ns"] = round_places(median(pgas->second.ns), 1);
+  for (const char* ref : {"spin", "std"}) {
+    const auto r = results.find(ref);
+    if (r == results.end()) continue;
+    j[std::string(ref) + "_ns"] = round_places(median(r->second.ns), 1);
+    j[std::string("pgas_over_") + ref] = round_places(paired_ratio(pgas->second, r->second), 2);
+  }
+  j["verified"] = pgas->second.verified;
+  print_row(j);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   options opt;
-  CLI::App app{"Barrier latency: pgas against pthread, libgomp and std::barrier."};
+  CLI::App app{"Barrier latency: pgas against a spin barrier, std::barrier, pthread and libgomp."};
   app.add_option("--threads", opt.threads, "Thread counts to measure (comma-separated).")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
@@ -309,6 +341,7 @@ int main(int argc, char** argv) {
       print_result(impl, n, results[impl], opt);
       all_verified = all_verified && results[impl].verified;
     }
+    print_compare(n, results);
   }
   return all_verified ? 0 : 1;
 }

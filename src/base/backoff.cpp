@@ -19,12 +19,7 @@ constexpr std::uint64_t yield_ban_ns = 50'000'000;
 std::atomic<std::uint64_t> yields_banned_until{0};
 
 template <class Word>
-bool backoff_step(int& spins_left, int& yields_left, const std::atomic<Word>& progress) noexcept {
-  if (spins_left > 0) {
-    --spins_left;
-    os_pause();
-    return true;
-  }
+bool backoff_yield(int& yields_left, const std::atomic<Word>& progress) noexcept {
   if (yields_left <= 0) return false;
   const std::uint64_t start = os_now_ns();
   if (start < yields_banned_until.load(std::memory_order_relaxed)) return false;
@@ -43,26 +38,29 @@ bool backoff_step(int& spins_left, int& yields_left, const std::atomic<Word>& pr
 
 }  // namespace
 
-bool backoff::step(const std::atomic<std::uint64_t>& progress) noexcept {
-  return backoff_step(spins_left_, yields_left_, progress);
+bool backoff::yield(const std::atomic<std::uint64_t>& progress) noexcept {
+  return backoff_yield(yields_left_, progress);
 }
 
-bool backoff::step(const std::atomic<std::uint32_t>& progress) noexcept {
-  return backoff_step(spins_left_, yields_left_, progress);
+bool backoff::yield(const std::atomic<std::uint32_t>& progress) noexcept {
+  return backoff_yield(yields_left_, progress);
 }
 
-void wait_while_equal(const wait_policy& p, std::atomic<std::uint32_t>& word, std::uint32_t value,
-                      std::atomic<std::uint32_t>& sleepers,
-                      const std::atomic<std::uint64_t>& progress, void (*check)(void* ctx),
-                      void* ctx) {
-  for (backoff b(p); word.load(std::memory_order_acquire) == value;) {
+void wait_until(const wait_policy& p, std::atomic<std::uint32_t>& word, std::uint32_t target,
+                std::atomic<std::uint32_t>& sleepers, const std::atomic<std::uint64_t>& progress,
+                void (*check)(void* ctx), void* ctx) {
+  for (backoff b(p); !wait_reached(word, target);) {
     if (!b.step(progress)) break;
   }
-  if (word.load(std::memory_order_acquire) != value) return;
+  if (wait_reached(word, target)) return;
   sleepers.fetch_add(1, std::memory_order_seq_cst);
-  while (word.load(std::memory_order_seq_cst) == value) {
-    os_futex_wait(&word, value, wait_sleep_slice_ns);
-    if (check != nullptr && word.load(std::memory_order_acquire) == value) check(ctx);
+  for (;;) {
+    // Sleeps on the value seen, which may still be behind the one before the target (a
+    // releaser of an earlier phase that has not stored yet): that releaser wakes it too.
+    const std::uint32_t seen = word.load(std::memory_order_seq_cst);
+    if (static_cast<std::int32_t>(seen - target) >= 0) break;
+    os_futex_wait(&word, seen, wait_sleep_slice_ns);
+    if (check != nullptr && !wait_reached(word, target)) check(ctx);
   }
   sleepers.fetch_sub(1, std::memory_order_relaxed);
 }

@@ -5,14 +5,19 @@
 #include <atomic>
 #include <cstdint>
 
+#include "src/base/os.hpp"
+
 namespace pgas::detail {
 
 /// How long a waiter spins and yields before it sleeps (PGAS_SPIN; the job adapts it to
-/// oversubscription).
+/// oversubscription: no spinning, more yields).
 struct wait_policy {
   int spin = 4000;  // pause iterations before yielding
   int yields = 16;  // yields before sleeping
 };
+
+/// Yields before sleeping when a job has more threads than PUs (it spins 0 then).
+inline constexpr int oversubscribed_yields = 64;
 
 /// The escalation every blocking wait uses before it sleeps: `spin` pause instructions, then a
 /// few sched_yield calls. step() performs one step and returns false when the caller should
@@ -24,10 +29,21 @@ struct wait_policy {
 class backoff {
  public:
   explicit backoff(const wait_policy& p) noexcept : spins_left_(p.spin), yields_left_(p.yields) {}
-  bool step(const std::atomic<std::uint64_t>& progress) noexcept;
-  bool step(const std::atomic<std::uint32_t>& progress) noexcept;
+  // The pause is inline: a waiter sees the awaited change one loop turn after it happens, and
+  // a call per turn would add its cost to every barrier's latency.
+  template <class Word>
+  bool step(const std::atomic<Word>& progress) noexcept {
+    if (spins_left_ > 0) {
+      --spins_left_;
+      os_pause();
+      return true;
+    }
+    return yield(progress);
+  }
 
  private:
+  bool yield(const std::atomic<std::uint64_t>& progress) noexcept;
+  bool yield(const std::atomic<std::uint32_t>& progress) noexcept;
   int spins_left_;
   int yields_left_;
 };
@@ -35,12 +51,17 @@ class backoff {
 /// Sleepers wake this often to re-run their check (deadlock detection).
 inline constexpr std::uint64_t wait_sleep_slice_ns = 50'000'000;
 
-/// Waits until `word != value`: backoff (watching `progress`), then sleeps on the futex.
-/// `sleepers` is incremented around sleeping so wakers know to call futex_wake. `check(ctx)` is
-/// called every sleep slice while the value has not changed (it may end the job).
-void wait_while_equal(const wait_policy& p, std::atomic<std::uint32_t>& word, std::uint32_t value,
-                      std::atomic<std::uint32_t>& sleepers,
-                      const std::atomic<std::uint64_t>& progress, void (*check)(void* ctx),
-                      void* ctx);
+/// Whether `word` has reached `target`: a counter that only grows (wrapping), read acquire.
+inline bool wait_reached(const std::atomic<std::uint32_t>& word, std::uint32_t target) noexcept {
+  return static_cast<std::int32_t>(word.load(std::memory_order_acquire) - target) >= 0;
+}
+
+/// Waits until the counter `word` reaches `target` (wait_reached): backoff (watching
+/// `progress`), then sleeps on the futex. `sleepers` is incremented around sleeping so wakers
+/// know to call futex_wake. `check(ctx)` is called every sleep slice while the target is not
+/// reached (it may end the job).
+void wait_until(const wait_policy& p, std::atomic<std::uint32_t>& word, std::uint32_t target,
+                std::atomic<std::uint32_t>& sleepers, const std::atomic<std::uint64_t>& progress,
+                void (*check)(void* ctx), void* ctx);
 
 }  // namespace pgas::detail

@@ -80,7 +80,7 @@ constexpr std::array<env_var, 12> table = {{
      .kind = env_kind::integer,
      .default_value = "adaptive",
      .description = "Pause-loop iterations a waiting thread spins before yielding (adaptive: "
-                    "4000, or 50 when there are more threads than PUs).",
+                    "4000, or 0 when there are more threads than PUs).",
      .lo = 0,
      .hi = 100'000'000,
      .keyword = "adaptive"},

@@ -1,12 +1,13 @@
 // src/job/barrier.cpp — the job barrier (pgas::barrier, notify/wait).
 //
-// A centralised sense-reversing barrier: arrivals CAS one 64-bit word that holds the arrival
-// count and the phase's signature (operation kind + optional id); the last arriver resets the
-// word and bumps a 32-bit generation that waiters spin on. Putting the signature in the count
-// word makes the agreement check (UPC named-barrier matching, and "a barrier met a different
-// collective") free: the same cache-line transfer that counts an arrival checks it. Waiters
-// escalate pause -> sched_yield -> futex (src/base/backoff.hpp) so that oversubscribed jobs
-// make progress.
+// A centralised barrier: arrivals CAS one 64-bit word that holds the arrival count, the phase's
+// signature (operation kind + optional id) and a sense bit; the last arriver flips the sense,
+// resets the count and bumps a 32-bit generation (the futex word). Putting the signature in the
+// count word makes the agreement check (UPC named-barrier matching, and "a barrier met a
+// different collective") free: the same cache-line transfer that counts an arrival checks it.
+// Small jobs spin on the arrival word's sense bit, large ones on the generation; waiters
+// escalate pause -> sched_yield -> futex (src/base/backoff.hpp), and the waiters of an
+// oversubscribed job yield without spinning first.
 
 #include "src/job/barrier.hpp"
 
@@ -30,7 +31,16 @@ namespace {
 constexpr std::uint64_t count_mask = (1u << 20) - 1;
 constexpr int kind_shift = 20;
 constexpr std::uint64_t has_id_bit = 1u << 28;
+// Flips when a phase completes: waiters of a small job spin on it (see barrier_complete).
+constexpr std::uint64_t sense_bit = 1u << 29;
 constexpr int id_shift = 32;
+
+// Jobs up to this many threads spin on the arrival word instead of the generation. The last
+// arriver already owns that line when it releases, so a waiter sees the release one cache-line
+// transfer after the last arrival instead of two (arrival line, then generation line); with
+// more spinners every arrival would invalidate them all. Measured at 2 threads only (the
+// development machine has 2 cores).
+constexpr int arrival_spin_threads = 2;
 
 struct signature {
   std::uint32_t count;
@@ -48,6 +58,11 @@ signature unpack(std::uint64_t w) noexcept {
 std::uint64_t pack(std::uint32_t count, std::uint8_t kind, bool has_id, std::int32_t id) noexcept {
   return count | (std::uint64_t{kind} << kind_shift) | (has_id ? has_id_bit : 0) |
          (std::uint64_t{static_cast<std::uint32_t>(id)} << id_shift);
+}
+
+// The sense bit of the arrival word while phase `generation` is pending.
+std::uint64_t sense_of(std::uint32_t generation) noexcept {
+  return (generation & 1) != 0 ? sense_bit : 0;
 }
 
 std::string describe(const thread_record& r) {
@@ -153,37 +168,52 @@ void barrier_arrive(job& j, const barrier_op& op) {
   me.state.store(thread_state::waiting, std::memory_order_release);
 
   barrier_state& b = j.barrier;
-  // Read before arriving: the phase cannot complete until this thread has arrived.
-  me.wait_generation = b.generation.load(std::memory_order_acquire);
+  // Every thread takes part in every phase, so this thread's count of phases is the job's.
+  const std::uint32_t generation = me.wait_generation;
+  const std::uint64_t sense = sense_of(generation);
+  const auto n = static_cast<std::uint32_t>(j.threads);
   const auto kind = static_cast<std::uint8_t>(op.kind);
-  // Ask for the line in exclusive state before reading it: a plain load would fetch it shared
-  // and the CAS would then need a second transfer to upgrade it.
-  __builtin_prefetch(&b.arrivals, 1, 3);
-  std::uint64_t w = b.arrivals.load(std::memory_order_relaxed);
-  std::uint64_t next;
-  do {
-    signature s = unpack(w);
+  // The first guess is an empty word (this thread arrives first). Reading the word before the
+  // CAS would fetch its line shared and the CAS would need a second transfer to own it; a CAS
+  // that fails instead returns the word with the line owned, so the retry usually succeeds
+  // without another transfer.
+  std::uint64_t w = sense;
+  std::uint32_t count = 1;
+  std::uint64_t next = sense | pack(1, kind, op.has_id, op.id);
+  for (;;) {
+    // The last arriver of a phase without a `last` hook releases it in the same CAS: the
+    // count goes back to 0 and the sense flips.
+    if (count == n && op.last == nullptr) next = sense ^ sense_bit;
+    if (b.arrivals.compare_exchange_weak(w, next, std::memory_order_seq_cst,
+                                         std::memory_order_relaxed)) {
+      break;
+    }
+    const signature s = unpack(w);
+    count = s.count + 1;
     if (s.count == 0) {
-      next = pack(1, kind, op.has_id, op.id);
+      next = sense | pack(1, kind, op.has_id, op.id);
     } else {
       if (s.kind != kind || (s.has_id && op.has_id && s.id != op.id)) report_mismatch(j, op, s);
-      next = pack(s.count + 1, s.kind, s.has_id || op.has_id, s.has_id ? s.id : op.id);
+      next = sense | pack(count, s.kind, s.has_id || op.has_id, s.has_id ? s.id : op.id);
     }
-  } while (!b.arrivals.compare_exchange_weak(w, next, std::memory_order_seq_cst,
-                                             std::memory_order_relaxed));
+  }
 
-  if (unpack(next).count == static_cast<std::uint32_t>(j.threads)) {
-    // Last arriver: nobody can arrive at the next phase before the generation moves, so the
-    // reset cannot race with a new arrival.
-    b.arrivals.store(0, std::memory_order_relaxed);
-    if (op.last != nullptr) op.last(op.last_arg);
+  if (count == n) {
+    // Last arriver. With a hook, the word stays at a full count (waiters keep waiting and
+    // nobody can arrive at the next phase) until the hook has run.
+    if (op.last != nullptr) {
+      op.last(op.last_arg);
+      b.arrivals.store(sense ^ sense_bit, std::memory_order_release);
+    }
     // A release store, not a sequentially consistent one: on x86 the latter is an xchg that
-    // stalls until every waiter's copy of the line is invalidated, which is most of a barrier's
-    // cost at 2 threads. The price: the sleepers load below may be ordered before the store,
-    // so a thread that has just started to sleep can miss this wake-up. The futex re-checks
-    // the generation in the kernel, and sleepers wake every sleep_slice_ns anyway, so a missed
-    // wake-up costs at most one slice and never hangs.
-    b.generation.store(me.wait_generation + 1, std::memory_order_release);
+    // stalls until every waiter's copy of the line is invalidated. The price: the sleepers load
+    // below may be ordered before the store, so a thread that has just started to sleep can
+    // miss this wake-up. The futex re-checks the generation in the kernel, and sleepers wake
+    // every sleep_slice_ns anyway, so a missed wake-up costs at most one slice and never
+    // hangs. Oversubscribed, where threads sleep at almost every barrier and a barrier costs
+    // microseconds, a fence closes that window.
+    b.generation.store(generation + 1, std::memory_order_release);
+    if (j.oversubscribed) std::atomic_thread_fence(std::memory_order_seq_cst);
     if (b.sleepers.load(std::memory_order_relaxed) != 0) os_futex_wake(&b.generation, INT_MAX);
     return;
   }
@@ -195,13 +225,26 @@ void barrier_arrive(job& j, const barrier_op& op) {
 void barrier_complete(job& j) {
   thread_record& me = j.record(mythread());
   barrier_state& b = j.barrier;
-  if (b.generation.load(std::memory_order_acquire) == me.wait_generation) {
-    wait_while_equal(j.wait, b.generation, me.wait_generation, b.sleepers, b.arrivals,
-                     barrier_sleeping, &j);
+  const std::uint32_t target = me.wait_generation + 1;
+  if (!wait_reached(b.generation, target)) {
+    wait_policy p = j.wait;
+    bool released = false;
+    if (j.threads <= arrival_spin_threads && !j.oversubscribed) {
+      // The sense bit flips before the generation moves (see barrier_arrive).
+      const std::uint64_t pending = sense_of(me.wait_generation);
+      backoff bo(p);
+      while (!(released = (b.arrivals.load(std::memory_order_acquire) & sense_bit) != pending) &&
+             bo.step(b.arrivals)) {
+      }
+      p = {.spin = 0, .yields = 0};  // spent here
+    }
+    if (!released)
+      wait_until(p, b.generation, target, b.sleepers, b.arrivals, barrier_sleeping, &j);
     if (me.blocked.kind.load(std::memory_order_relaxed) != wait_kind::none) {
       wait_graph_leave(j, mythread());
     }
   }
+  me.wait_generation = target;
   me.state.store(thread_state::running, std::memory_order_relaxed);
 }
 

@@ -38,15 +38,16 @@ struct barrier_op {
   const void* last_arg = nullptr;
 };
 
-// Cache-line layout: the arrival word is written by every arriving thread; the generation is
-// written once per phase and spun on by waiters; the sleeper count is read by the releaser on
-// every phase and written only by threads that go to sleep. Separate lines keep spinning
-// waiters from being invalidated by arrivals.
+// Cache-line layout: the arrival word is written by every arriving thread; the sleeper count
+// shares its line, because the last arriver reads it right after its CAS, when it owns the line
+// anyway (threads write it only when they go to sleep, off the fast path). The generation is
+// written once per phase and spun on by waiters: its own line keeps spinning waiters from being
+// invalidated by arrivals.
 struct barrier_state {
   // bits 0..19 count, 20..27 kind, 28 has_id, 32..63 id (see barrier.cpp).
   alignas(64) std::atomic<std::uint64_t> arrivals{0};
+  std::atomic<std::uint32_t> sleepers{0};
   alignas(64) std::atomic<std::uint32_t> generation{0};
-  alignas(64) std::atomic<std::uint32_t> sleepers{0};
 };
 
 /// Arrives at the current phase (UPC notify). Checks that `op` agrees with the other

@@ -1,14 +1,19 @@
 // Tests src/job/barrier.cpp: barrier phases, named barriers that agree, split-phase notify/wait,
-// and the memory ordering the header promises (plain writes before a barrier are seen after
-// it; thread sanitizer runs of this file check the ordering as well).
+// the last arriver's hook, waiters that sleep, and the memory ordering the header promises
+// (plain writes before a barrier are seen after it; thread sanitizer runs of this file check
+// the ordering as well).
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include <pgas/pgas.hpp>
 
 #include "../../test_job.hpp"
+#include "src/job/barrier.hpp"
+#include "src/job/job.hpp"
 
 namespace {}  // namespace
 
@@ -111,4 +116,72 @@ TEST_CASE("oversubscribed barriers complete", "[barrier]") {
     }
   });
   CHECK(wrong == 0);
+}
+
+TEST_CASE("the last arriver's hook runs after every arrival and before any thread leaves",
+          "[barrier]") {
+  // Phases with a hook alternate with plain ones: the hook keeps the arrival word full while it
+  // runs, a plain phase's last arriver releases in its CAS.
+  for (int n : {1, 2, 3, 5}) {
+    struct shared_state {
+      std::atomic<int> arrived{0};
+      std::atomic<int> seen_by_hook{-1};  // `arrived` when the hook of the latest phase ran
+      std::atomic<int> hooks{0};
+    } st;
+    std::atomic<int> wrong{0};
+    pgas::run(test_job(n), 0, nullptr, [&] {
+      pgas::detail::job& j = *pgas::detail::job_current();
+      for (int phase = 1; phase <= 100; ++phase) {
+        st.arrived.fetch_add(1, std::memory_order_relaxed);
+        pgas::detail::barrier_op op;
+        op.last = [](const void* arg) {
+          auto* s = static_cast<shared_state*>(const_cast<void*>(arg));
+          // Slow, so that a thread let out before the hook ends would see the old count.
+          std::this_thread::sleep_for(std::chrono::microseconds(100));
+          s->seen_by_hook.store(s->arrived.load(std::memory_order_relaxed),
+                                std::memory_order_relaxed);
+          s->hooks.fetch_add(1, std::memory_order_relaxed);
+        };
+        op.last_arg = &st;
+        pgas::detail::barrier_arrive(j, op);
+        pgas::detail::barrier_complete(j);
+        if (st.hooks.load(std::memory_order_relaxed) != phase ||
+            st.seen_by_hook.load(std::memory_order_relaxed) != phase * n) {
+          wrong++;
+        }
+        pgas::barrier();
+      }
+    });
+    INFO(n << " threads");
+    CHECK(wrong == 0);
+    CHECK(st.hooks == 100);
+  }
+}
+
+TEST_CASE("waiters that went to sleep are woken at every phase", "[barrier]") {
+  // One thread arrives late in turn, long after the others' spinning and yielding ended, so
+  // they sleep on the futex; the split phases also let the late thread's wait find the phase
+  // already complete.
+  for (int n : {2, 3}) {
+    std::atomic<int> arrived{0};
+    std::atomic<int> early{0};
+    pgas::run(test_job(n), 0, nullptr, [&] {
+      for (int phase = 1; phase <= 12; ++phase) {
+        if (pgas::mythread() == phase % n)
+          std::this_thread::sleep_for(std::chrono::milliseconds(3));
+        arrived.fetch_add(1, std::memory_order_relaxed);
+        if (phase % 2 == 0) {
+          pgas::barrier();
+        } else {
+          pgas::notify();
+          pgas::wait();
+        }
+        if (arrived.load(std::memory_order_relaxed) < phase * n) early++;
+        pgas::barrier();
+      }
+    });
+    INFO(n << " threads");
+    CHECK(early == 0);
+    CHECK(arrived == 12 * n);
+  }
 }

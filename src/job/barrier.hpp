@@ -18,7 +18,15 @@ enum class op_kind : std::uint8_t {
   all_lock_free,
   all_alloc,
   all_free,
-  privatize
+  privatize,
+  // The value collectives of pgas/collectives.hpp (src/job/value.cpp).
+  value_broadcast,
+  value_reduce,
+  value_allreduce,
+  value_scan,
+  value_exscan,
+  value_allgather,
+  value_allreduce_span
 };
 
 struct barrier_op {

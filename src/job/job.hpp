@@ -11,6 +11,7 @@
 #include <source_location>
 #include <vector>
 
+#include <pgas/detail/value_exchange.hpp>
 #include <pgas/runtime.hpp>
 
 #include "src/base/backoff.hpp"
@@ -40,7 +41,8 @@ struct alignas(64) thread_record {
   std::uint32_t wait_generation = 0;
   const char* notify_file = nullptr;
   std::uint32_t notify_line = 0;
-  std::uint64_t broadcasts = 0;  // collective broadcasts done, selects the buffer
+  std::uint64_t broadcasts = 0;         // collective broadcasts done, selects the buffer
+  std::uint64_t value_collectives = 0;  // value collectives done, selects the slot (value.cpp)
   int status = 0;
   pthread_t handle{};
   std::atomic<int> tid{0};  // the kernel's id, written by the owner when it starts (backtraces)
@@ -69,6 +71,8 @@ struct job {
   std::atomic<int> returned{0};
   // Double-buffered slot for one-to-all broadcasts inside collectives (see collective_bcast).
   alignas(64) std::atomic<void*> bcast[2] = {nullptr, nullptr};
+  // Per thread, the two slots of the value collectives (src/job/value.hpp).
+  std::unique_ptr<value_slots[]> values;
 
   thread_record& record(int t) noexcept { return records[static_cast<std::size_t>(t)]; }
 };

@@ -35,16 +35,20 @@
 //   * Memory ordering: each call contains a pgas::barrier (the span form two), with its
 //     ordering: what any thread did before its call happens-before what every thread does
 //     after its call returns.
-//   * Thread safety: each call acts for the calling thread; `op` is called on the calling
-//     thread only, on copies of the values.
+//   * Thread safety: each call acts for the calling thread. `op` is called on copies of the
+//     values, by the calling thread or by another thread of the job with that thread's `op`
+//     (the last to arrive combines small results for all): it must give the same result
+//     whichever thread calls it, and must not call pgas collectives itself.
 //
-// Cost: one barrier; every thread then reads the slot of each thread it needs (one cache line
-// each for values up to detail::value_inline_bytes) and combines them itself, so the result
-// costs no second synchronisation. allreduce therefore reads THREADS lines per thread: at
-// tens of threads this is still cheaper than the extra barrier rounds of a tree, and it is the
-// thing to revisit for hundreds. The span form costs two barriers and O(n) work per thread:
-// thread t combines the t-th share of the elements across all threads, and then every thread
-// copies every share.
+// Cost: one barrier. Each thread copies its value into a slot of its own (one cache line for
+// values up to detail::value_inline_bytes). For results up to detail::value_result_bytes
+// (allreduce, reduce, broadcast of small T) the last thread to arrive combines the slots and
+// writes the result into the cache line that releases the barrier, so the other threads get it
+// with the release itself; scan, exscan, allgather and larger values are combined by each
+// thread from the slots after the barrier (THREADS lines read: at tens of threads still cheaper
+// than the extra rounds of a tree, which is what to revisit for hundreds). The span form costs
+// two barriers and O(n) work per thread: thread t combines the t-th share of the elements
+// across all threads, then every thread copies every share.
 #pragma once
 
 #include <cstddef>
@@ -112,6 +116,23 @@ T value_fold(const value_view& w, int end, const Op& op) {
   return acc;
 }
 
+// Combine functions, run by the last thread to arrive (value_call::combine).
+template <class T, class Op>
+void value_combine_fold(const value_view& w, void* result, const void* op) {
+  const T r = value_fold<T>(w, threads(), *static_cast<const Op*>(op));
+  std::memcpy(result, &r, sizeof(T));
+}
+template <class T>
+void value_combine_pick(const value_view& w, void* result, const void* root) {
+  std::memcpy(result, w.at(*static_cast<const int*>(root)), sizeof(T));
+}
+
+// Results this small are combined once, by the last thread to arrive, and travel to the
+// others in the barrier's release (pgas/detail/value_exchange.hpp); larger ones are combined
+// by every thread that needs them, from the slots.
+template <class T>
+inline constexpr bool value_combined_once = sizeof(T) <= value_result_bytes;
+
 template <class T, class Op>
 value_call value_call_of(value_kind kind, int root, std::size_t count) {
   return value_call{kind,  root,         sizeof(T),
@@ -125,10 +146,14 @@ value_call value_call_of(value_kind kind, int root, std::size_t count) {
 template <detail::collective_value T>
 [[nodiscard]] T broadcast(const T& v, int root,
                           std::source_location where = std::source_location::current()) {
+  auto c = detail::value_call_of<T, void>(detail::value_kind::broadcast, root, 1);
+  if constexpr (detail::value_combined_once<T>) {
+    c.combine = &detail::value_combine_pick<T>;
+    c.op_object = &root;
+  }
   const detail::value_view w =
-      detail::value_exchange(detail::value_call_of<T, void>(detail::value_kind::broadcast, root, 1),
-                             mythread() == root ? &v : nullptr, nullptr, where);
-  return detail::value_load<T>(w.at(root));
+      detail::value_exchange(c, mythread() == root ? &v : nullptr, nullptr, where);
+  return detail::value_load<T>(detail::value_combined_once<T> ? w.result : w.at(root));
 }
 
 /// The left fold of every thread's `v` with `op`, returned on thread `root` (UPC
@@ -139,9 +164,18 @@ template <detail::collective_value T, class Op>
 requires detail::collective_op<Op, T>
 [[nodiscard]] T reduce(const T& v, Op op, int root,
                        std::source_location where = std::source_location::current()) {
-  const detail::value_view w = detail::value_exchange(
-      detail::value_call_of<T, Op>(detail::value_kind::reduce, root, 1), &v, nullptr, where);
-  return mythread() == root ? detail::value_fold<T>(w, threads(), op) : v;
+  auto c = detail::value_call_of<T, Op>(detail::value_kind::reduce, root, 1);
+  if constexpr (detail::value_combined_once<T>) {
+    c.combine = &detail::value_combine_fold<T, Op>;
+    c.op_object = &op;
+  }
+  const detail::value_view w = detail::value_exchange(c, &v, nullptr, where);
+  if (mythread() != root) return v;
+  if constexpr (detail::value_combined_once<T>) {
+    return detail::value_load<T>(w.result);
+  } else {
+    return detail::value_fold<T>(w, threads(), op);
+  }
 }
 
 /// The left fold of every thread's `v` with `op`, on every thread (MPI_Allreduce; UPC
@@ -151,9 +185,17 @@ template <detail::collective_value T, class Op>
 requires detail::collective_op<Op, T>
 [[nodiscard]] T allreduce(const T& v, Op op,
                           std::source_location where = std::source_location::current()) {
-  const detail::value_view w = detail::value_exchange(
-      detail::value_call_of<T, Op>(detail::value_kind::allreduce, -1, 1), &v, nullptr, where);
-  return detail::value_fold<T>(w, threads(), op);
+  auto c = detail::value_call_of<T, Op>(detail::value_kind::allreduce, -1, 1);
+  if constexpr (detail::value_combined_once<T>) {
+    c.combine = &detail::value_combine_fold<T, Op>;
+    c.op_object = &op;
+  }
+  const detail::value_view w = detail::value_exchange(c, &v, nullptr, where);
+  if constexpr (detail::value_combined_once<T>) {
+    return detail::value_load<T>(w.result);
+  } else {
+    return detail::value_fold<T>(w, threads(), op);
+  }
 }
 
 /// Inclusive scan (UPC upc_all_prefix_reduceT, MPI_Scan): thread t gets v0 op v1 … op vt.

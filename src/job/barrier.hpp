@@ -54,6 +54,11 @@ struct barrier_state {
   // bits 0..19 count, 20..27 kind, 28 has_id, 32..63 id (see barrier.cpp).
   alignas(64) std::atomic<std::uint64_t> arrivals{0};
   alignas(64) std::atomic<std::uint32_t> generation{0};
+  // Bytes that travel in the generation's cache line: the last arriver may write them in
+  // op.last, before it releases the phase, and every thread may read them after
+  // barrier_complete until it arrives at the next phase. The value collectives put their
+  // result here (src/job/value.cpp), so that it reaches the waiters with the release itself.
+  alignas(8) unsigned char payload[56];
   alignas(64) std::atomic<std::uint32_t> sleepers{0};
 };
 

@@ -1,7 +1,9 @@
 // src/job/value.cpp — the value collectives' exchange (pgas/collectives.hpp,
-// pgas/detail/value_exchange.hpp): a thread copies its value into its next slot, arrives at one
-// barrier whose signature carries the agreement hash of the call, and after it reads the other
-// threads' slots; the combining itself is inline in the public header.
+// pgas/detail/value_exchange.hpp): a thread copies its value into its next slot and arrives at
+// one barrier whose signature carries the agreement hash of the call. For small results the
+// last arriver combines every slot (the header's combine function) into the barrier's payload,
+// which shares the generation's cache line, so the result reaches each waiter with the release
+// and costs it no extra transfer; otherwise each thread reads the slots after the barrier.
 //
 // The agreement text of a call ("type=double (8 bytes), count=1, op=std::plus<void>") is made
 // only when it differs from the thread's previous value collective: a loop of identical calls
@@ -95,6 +97,21 @@ unsigned char* grow(unsigned char*& buffer, std::size_t& have, std::size_t bytes
   return buffer;
 }
 
+// The last arriver's part of a call with a combine function: the result goes into the
+// barrier's payload, in the cache line of the generation that every waiter reads anyway.
+static_assert(sizeof(barrier_state::payload) >= value_result_bytes);
+
+struct combining {
+  const value_call* call;
+  const value_view* view;
+  unsigned char* payload;
+};
+
+void combine_last(const void* arg) {
+  const auto& ctx = *static_cast<const combining*>(arg);
+  ctx.call->combine(*ctx.view, ctx.payload, ctx.call->op_object);
+}
+
 }  // namespace
 
 value_view value_exchange(const value_call& c, const void* data, const void* address,
@@ -119,13 +136,21 @@ value_view value_exchange(const value_call& c, const void* data, const void* add
   s.ptr = address;
 
   const agreement_cache& a = agreement_for(c);
-  barrier_arrive(j, barrier_op{k.kind, k.name, true, a.hash, "arguments", where, a.text.c_str()});
+  value_view w{j.values.get(), parity, heap, nullptr};
+  barrier_op op{k.kind, k.name, true, a.hash, "arguments", where, a.text.c_str()};
+  combining ctx{&c, &w, j.barrier.payload};
+  if (c.combine != nullptr) {
+    op.last = combine_last;
+    op.last_arg = &ctx;
+  }
+  barrier_arrive(j, op);
   barrier_complete(j);
   // The other threads read this thread's other slot in the previous collective and still hold
   // its line: ask for it back now (the others are past that collective), so that the next
   // call's copy does not stall the barrier's CAS on the transfer.
   __builtin_prefetch(j.values[static_cast<std::size_t>(me)].slot[parity ^ 1].bytes, 1, 3);
-  return value_view{j.values.get(), parity, heap};
+  if (c.combine != nullptr) w.result = j.barrier.payload;
+  return w;
 }
 
 void* value_scratch(std::size_t bytes) {

@@ -59,6 +59,21 @@ enum class value_kind : std::uint8_t {
   allreduce_span
 };
 
+/// Where the values of one collective lie after its barrier: thread t's value is at(t), or
+/// the address it published is pointer(t).
+struct value_view {
+  const value_slots* all = nullptr;
+  int parity = 0;
+  bool heap = false;
+  const void* result = nullptr;  // the combined result, when the call had a combine function
+
+  const void* at(int t) const noexcept {
+    const value_slot& s = all[t].slot[parity];
+    return heap ? static_cast<const void*>(s.heap) : static_cast<const void*>(s.bytes);
+  }
+  const void* pointer(int t) const noexcept { return all[t].slot[parity].ptr; }
+};
+
 /// What every thread must pass alike (checked in the barrier), and what it publishes.
 struct value_call {
   value_kind kind;
@@ -67,21 +82,16 @@ struct value_call {
   std::size_t count;  // elements per thread
   const char* type;   // T's name
   const char* op;     // the operation's name; null for broadcast and allgather
+  // Optional, for results of at most value_result_bytes: run once, by the last thread to
+  // arrive, after every thread has published and before any leaves, to write the result into
+  // `result`; value_view::result then points to it on every thread. `op_object` is the calling
+  // thread's operation.
+  void (*combine)(const value_view& w, void* result, const void* op_object) = nullptr;
+  const void* op_object = nullptr;
 };
 
-/// Where the values of one collective lie after its barrier: thread t's value is at(t), or
-/// the address it published is pointer(t).
-struct value_view {
-  const value_slots* all = nullptr;
-  int parity = 0;
-  bool heap = false;
-
-  const void* at(int t) const noexcept {
-    const value_slot& s = all[t].slot[parity];
-    return heap ? static_cast<const void*>(s.heap) : static_cast<const void*>(s.bytes);
-  }
-  const void* pointer(int t) const noexcept { return all[t].slot[parity].ptr; }
-};
+/// The largest result a combine function may write.
+inline constexpr std::size_t value_result_bytes = 56;
 
 /// The collective step: checks `c` (root in range; misuse otherwise), copies `c.size *
 /// c.count` bytes from `data` into this thread's next slot (nothing when `data` is null) and

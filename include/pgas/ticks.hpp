@@ -10,9 +10,10 @@
 // It is steady and monotonic: it never goes back, is not moved by changes of the wall clock,
 // and is the same clock on every thread, so ticks taken on different threads of a job can be
 // subtracted (UPC only promises this within one thread). Measured on the development machine
-// (x86-64 KVM guest, TSC clocksource): one ticks_now() costs about 20 ns and successive reads
-// differ by at least that (the clock's own resolution, clock_getres, is 1 ns). With another
-// clocksource (hpet, acpi_pm) a read can cost a microsecond; the units stay nanoseconds.
+// (a 2-core x86-64 KVM guest, tsc clocksource, under load): one ticks_now() costs 20 to 60 ns,
+// and two reads that differ differ by at least 20 ns, the practical resolution (clock_getres
+// says 1 ns). With another clocksource (hpet, acpi_pm) a read can cost a microsecond; the units
+// stay nanoseconds.
 //
 // Contract.
 //   * Collective: no. Thread-safe. Works inside and outside a job.

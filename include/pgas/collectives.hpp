@@ -38,7 +38,8 @@
 //   * Thread safety: each call acts for the calling thread. `op` is called on copies of the
 //     values, by the calling thread or by another thread of the job with that thread's `op`
 //     (the last to arrive combines small results for all): it must give the same result
-//     whichever thread calls it, and must not call pgas collectives itself.
+//     whichever thread calls it, must not call pgas collectives itself, and must not throw
+//     (an exception from it ends the job, as an uncaught one does).
 //
 // Cost: one barrier. Each thread copies its value into a slot of its own (one cache line for
 // values up to detail::value_inline_bytes). For results up to detail::value_result_bytes

@@ -107,7 +107,9 @@ struct combining {
   unsigned char* payload;
 };
 
-void combine_last(const void* arg) {
+// noexcept: an exception from the user's operation must not leave the phase half released
+// (the arrival count reset, the waiters never woken); it ends the job instead.
+void combine_last(const void* arg) noexcept {
   const auto& ctx = *static_cast<const combining*>(arg);
   ctx.call->combine(*ctx.view, ctx.payload, ctx.call->op_object);
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <source_location>
+#include <string>
 #include <vector>
 
 #include <pgas/detail/value_exchange.hpp>
@@ -22,6 +23,17 @@
 namespace pgas::detail {
 
 enum class thread_state : int { running, waiting, returned };
+
+/// A thread's last value-collective agreement (src/job/value.cpp): reused while its calls'
+/// arguments stay the same. `type` and `op` of `call` are compared by address (one string per
+/// type in a program; another address with the same text only costs a new format). The text
+/// stays valid until the thread's next value collective, as reports of other threads read it.
+struct value_agreement {
+  bool valid = false;
+  value_call call{};
+  std::string text;
+  std::int32_t hash = 0;
+};
 
 /// What a thread is doing in a collective call; read by error reports from other threads.
 struct alignas(64) thread_record {
@@ -43,6 +55,7 @@ struct alignas(64) thread_record {
   std::uint32_t notify_line = 0;
   std::uint64_t broadcasts = 0;         // collective broadcasts done, selects the buffer
   std::uint64_t value_collectives = 0;  // value collectives done, selects the slot (value.cpp)
+  value_agreement value_args;
   int status = 0;
   pthread_t handle{};
   std::atomic<int> tid{0};  // the kernel's id, written by the owner when it starts (backtraces)

@@ -55,23 +55,12 @@ kind_info info(value_kind k) noexcept {
   return {op_kind::value_allreduce_span, "pgas::allreduce (span)"};
 }
 
-// The calling thread's last agreement: reused while the call's arguments are the same. `type`
-// and `op` are compared by address (each is one string per type in a program; a different
-// address with the same text only costs a new format).
-struct agreement_cache {
-  bool valid = false;
-  value_call call{};
-  std::string text;
-  std::int32_t hash = 0;
-};
-
 bool same_call(const value_call& a, const value_call& b) noexcept {
   return a.kind == b.kind && a.root == b.root && a.size == b.size && a.count == b.count &&
          a.type == b.type && a.op == b.op;
 }
 
-const agreement_cache& agreement_for(const value_call& c) {
-  thread_local agreement_cache cache;
+const value_agreement& agreement_for(value_agreement& cache, const value_call& c) {
   if (cache.valid && same_call(cache.call, c)) return cache;
   cache.text = fmt::format("type={} ({} bytes)", c.type, c.size);
   if (c.count != 1 || c.kind == value_kind::allreduce_span) {
@@ -133,11 +122,24 @@ value_view value_exchange(const value_call& c, const void* data, const void* add
   const std::size_t bytes = c.size * c.count;
   const bool heap = bytes > value_inline_bytes;
   if (data != nullptr && bytes != 0) {
-    std::memcpy(heap ? grow(s.heap, s.heap_bytes, bytes) : s.bytes, data, bytes);
+    // The common sizes as fixed-size copies (one move each), the others through memcpy.
+    switch (bytes) {
+      case 4:
+        std::memcpy(s.bytes, data, 4);
+        break;
+      case 8:
+        std::memcpy(s.bytes, data, 8);
+        break;
+      case 16:
+        std::memcpy(s.bytes, data, 16);
+        break;
+      default:
+        std::memcpy(heap ? grow(s.heap, s.heap_bytes, bytes) : s.bytes, data, bytes);
+    }
   }
   s.ptr = address;
 
-  const agreement_cache& a = agreement_for(c);
+  const value_agreement& a = agreement_for(rec.value_args, c);
   value_view w{j.values.get(), parity, heap, nullptr};
   barrier_op op{k.kind, k.name, true, a.hash, "arguments", where, a.text.c_str()};
   combining ctx{&c, &w, j.barrier.payload};

@@ -35,6 +35,7 @@ ALLOWED = {
 # The layer of every public header. A new public header must be added here.
 PUBLIC = {
     "config.hpp": "base",
+    "ticks.hpp": "base",
     "error.hpp": "base",
     "detail/export.hpp": "base",
     "detail/build_config.hpp": "base",
@@ -46,9 +47,13 @@ PUBLIC = {
     "runtime.hpp": "job",
     "sync.hpp": "job",
     "lock.hpp": "job",
+    "collectives.hpp": "job",
+    "detail/value_exchange.hpp": "job",
     "alloc.hpp": "objects",
     "sptr.hpp": "objects",
     "bulk.hpp": "objects",
+    "castable.hpp": "objects",
+    "strict.hpp": "objects",
     "forall.hpp": "objects",
     "shared_array.hpp": "objects",
     "privatize.hpp": "objects",

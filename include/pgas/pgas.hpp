@@ -18,6 +18,8 @@
 
 #include <pgas/alloc.hpp>
 #include <pgas/bulk.hpp>
+#include <pgas/castable.hpp>
+#include <pgas/collectives.hpp>
 #include <pgas/config.hpp>
 #include <pgas/error.hpp>
 #include <pgas/forall.hpp>
@@ -27,6 +29,8 @@
 #include <pgas/runtime.hpp>
 #include <pgas/shared_array.hpp>
 #include <pgas/sptr.hpp>
+#include <pgas/strict.hpp>
 #include <pgas/sync.hpp>
 #include <pgas/table_model.hpp>
+#include <pgas/ticks.hpp>
 #include <pgas/topology.hpp>

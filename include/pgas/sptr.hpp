@@ -24,7 +24,8 @@
 //     (default-constructed) pointer can be made, copied and compared anywhere.
 //   * Memory ordering: *p, p->m and p[n] are plain loads and stores — UPC's relaxed accesses.
 //     Another thread sees a write once the two are ordered by a barrier or a lock
-//     (pgas/sync.hpp, pgas/lock.hpp); pgas has no strict shared accesses.
+//     (pgas/sync.hpp, pgas/lock.hpp); strict accesses are written pgas::strict(p) and
+//     pgas::strict_load/strict_store (pgas/strict.hpp, which says what relaxed means here).
 //   * Thread safety: an sptr is a value (8 bytes; 16 for a run-time block, which also points
 //     to its block size's divider); using copies of it on any threads is safe, and the
 //     memory it points to is as safe as any memory shared by threads.
@@ -334,6 +335,16 @@ sptr<T, B> resetphase(const sptr<T, B>& p) noexcept {
     return sptr<T, B>::from_word(p.word() & detail::offset_mask);
   }
 }
+
+/// UPC upc_affinitysize: the bytes with affinity to `thread` of a shared object of
+/// `totalsize` bytes laid out in blocks of `nbytes` bytes (blocks dealt to threads 0, 1, …,
+/// THREADS-1 and around again; the last block may be partial). As in UPC, for an object from
+/// all_alloc or global_alloc pass nblocks * nbytes and nbytes; for a shared array of s
+/// elements of type T with block b, s * sizeof(T) and b * sizeof(T); nbytes 0 (an indefinite
+/// block) puts every byte on thread 0. Misuse: thread outside [0, THREADS). Outside a job
+/// THREADS is 1. (A shared array answers for itself: shared_array::affinitysize.)
+PGAS_API std::size_t affinitysize(std::size_t totalsize, std::size_t nbytes, int thread,
+                                  std::source_location where = std::source_location::current());
 
 /// The plain address of any thread's element (see "Conversions" above).
 template <class T, std::size_t B>

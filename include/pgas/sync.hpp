@@ -60,4 +60,12 @@ PGAS_API void wait(int id, std::source_location where = std::source_location::cu
 /// Memory ordering: std::atomic_thread_fence(std::memory_order_seq_cst).
 PGAS_API void fence() noexcept;
 
+/// UPC upc_poll: lets the runtime make progress. pgas has no background work — every copy,
+/// lock and collective completes in the call that starts it — so there is nothing to advance;
+/// poll() exists for loops that spin on a flag another thread sets (with a strict load,
+/// pgas/strict.hpp): it yields the processor when the job has more threads than processing
+/// units, so that the setter runs, and otherwise is one pause instruction. Not collective;
+/// thread-safe; no memory ordering. Works outside a job (a pause).
+PGAS_API void poll() noexcept;
+
 }  // namespace pgas

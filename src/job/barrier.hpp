@@ -18,7 +18,15 @@ enum class op_kind : std::uint8_t {
   all_lock_free,
   all_alloc,
   all_free,
-  privatize
+  privatize,
+  // The value collectives of pgas/collectives.hpp (src/job/value.cpp).
+  value_broadcast,
+  value_reduce,
+  value_allreduce,
+  value_scan,
+  value_exscan,
+  value_allgather,
+  value_allreduce_span
 };
 
 struct barrier_op {
@@ -48,6 +56,11 @@ struct barrier_state {
   alignas(64) std::atomic<std::uint64_t> arrivals{0};
   std::atomic<std::uint32_t> sleepers{0};
   alignas(64) std::atomic<std::uint32_t> generation{0};
+  // Bytes that travel in the generation's cache line: the last arriver may write them in
+  // op.last, before it releases the phase, and every thread may read them after
+  // barrier_complete until it arrives at the next phase. The value collectives put their
+  // result here (src/job/value.cpp), so that it reaches the waiters with the release itself.
+  alignas(8) unsigned char payload[56];
 };
 
 /// Arrives at the current phase (UPC notify). Checks that `op` agrees with the other

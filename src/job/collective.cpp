@@ -11,22 +11,18 @@
 
 namespace pgas::detail {
 
-namespace {
-
-std::uint32_t fnv1a(std::string_view s) noexcept {
+std::uint32_t agreement_hash(std::string_view s) noexcept {
   std::uint32_t h = 2166136261u;
   for (const char c : s)
     h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
   return h;
 }
 
-}  // namespace
-
 barrier_op agreement(op_kind kind, const char* name, const char* label, std::string_view text,
                      const std::source_location& where) {
   thread_local std::string args;
   args.assign(text);
-  return barrier_op{kind,  name,  true,        static_cast<std::int32_t>(fnv1a(args)),
+  return barrier_op{kind,  name,  true,        static_cast<std::int32_t>(agreement_hash(args)),
                     label, where, args.c_str()};
 }
 

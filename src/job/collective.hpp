@@ -7,6 +7,7 @@
 // each thread's call with its file and line.
 #pragma once
 
+#include <cstdint>
 #include <source_location>
 #include <string_view>
 
@@ -22,6 +23,10 @@ namespace pgas::detail {
 /// collective at a time), as the report of another thread's mismatch may read it meanwhile.
 barrier_op agreement(op_kind kind, const char* name, const char* label, std::string_view text,
                      const std::source_location& where);
+
+/// The 32-bit hash of an agreement text (what agreement() puts in the barrier), for
+/// collectives that keep their own text buffer.
+std::uint32_t agreement_hash(std::string_view text) noexcept;
 
 /// One-to-all broadcast inside a collective operation: thread 0's `value` is returned on every
 /// thread. Contains one barrier of `op` (so it is checked against the other threads' calls like

@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <memory>
 #include <source_location>
+#include <string>
 #include <vector>
 
+#include <pgas/detail/value_exchange.hpp>
 #include <pgas/runtime.hpp>
 
 #include "src/base/backoff.hpp"
@@ -21,6 +23,17 @@
 namespace pgas::detail {
 
 enum class thread_state : int { running, waiting, returned };
+
+/// A thread's last value-collective agreement (src/job/value.cpp): reused while its calls'
+/// arguments stay the same. `type` and `op` of `call` are compared by address (one string per
+/// type in a program; another address with the same text only costs a new format). The text
+/// stays valid until the thread's next value collective, as reports of other threads read it.
+struct value_agreement {
+  bool valid = false;
+  value_call call{};
+  std::string text;
+  std::int32_t hash = 0;
+};
 
 /// What a thread is doing in a collective call; read by error reports from other threads.
 struct alignas(64) thread_record {
@@ -40,7 +53,9 @@ struct alignas(64) thread_record {
   std::uint32_t wait_generation = 0;
   const char* notify_file = nullptr;
   std::uint32_t notify_line = 0;
-  std::uint64_t broadcasts = 0;  // collective broadcasts done, selects the buffer
+  std::uint64_t broadcasts = 0;         // collective broadcasts done, selects the buffer
+  std::uint64_t value_collectives = 0;  // value collectives done, selects the slot (value.cpp)
+  value_agreement value_args;
   int status = 0;
   pthread_t handle{};
   std::atomic<int> tid{0};  // the kernel's id, written by the owner when it starts (backtraces)
@@ -69,6 +84,8 @@ struct job {
   std::atomic<int> returned{0};
   // Double-buffered slot for one-to-all broadcasts inside collectives (see collective_bcast).
   alignas(64) std::atomic<void*> bcast[2] = {nullptr, nullptr};
+  // Per thread, the two slots of the value collectives (src/job/value.hpp).
+  std::unique_ptr<value_slots[]> values;
 
   thread_record& record(int t) noexcept { return records[static_cast<std::size_t>(t)]; }
 };

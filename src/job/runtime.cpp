@@ -14,6 +14,7 @@
 #include <thread>
 
 #include <pgas/runtime.hpp>
+#include <pgas/sync.hpp>
 
 #include "alloc/arenas.hpp"
 #include "alloc/replicas.hpp"
@@ -208,6 +209,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   }
 
   j->records = std::make_unique<detail::thread_record[]>(static_cast<std::size_t>(j->threads));
+  j->values = std::make_unique<detail::value_slots[]>(static_cast<std::size_t>(j->threads));
   j->body = std::move(body);
   j->argc = argc;
   j->argv = argv;
@@ -260,6 +262,15 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
 
 bool in_job() noexcept {
   return detail::job_current() != nullptr;
+}
+
+void poll() noexcept {
+  const detail::job* j = detail::job_current();
+  if (j != nullptr && j->oversubscribed) {
+    detail::os_yield();
+  } else {
+    detail::os_pause();
+  }
 }
 
 void exit(int status, std::source_location where) noexcept {

@@ -110,4 +110,24 @@ locality thread_distance(int a, int b, std::source_location where) {
   return x.core == y.core ? locality::same_core : locality::same_l3;
 }
 
+// Full blocks are dealt round-robin from thread 0; the partial last block, if any, follows
+// them on the next thread in turn.
+std::size_t affinitysize(std::size_t totalsize, std::size_t nbytes, int thread,
+                         std::source_location where) {
+  const int n = threads();
+  if (thread < 0 || thread >= n) {
+    detail::misuse(fmt::format("pgas::affinitysize: thread {} is not a thread of this job "
+                               "(THREADS is {})",
+                               thread, n),
+                   where);
+  }
+  const auto t = static_cast<std::size_t>(thread);
+  if (nbytes == 0) return t == 0 ? totalsize : 0;
+  const auto nt = static_cast<std::size_t>(n);
+  const std::size_t full = totalsize / nbytes;
+  std::size_t bytes = (full / nt + (t < full % nt ? 1 : 0)) * nbytes;
+  if (t == full % nt) bytes += totalsize % nbytes;
+  return bytes;
+}
+
 }  // namespace pgas

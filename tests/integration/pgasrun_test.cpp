@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -697,6 +698,50 @@ TEST_CASE("alloc_mismatch: all_alloc with different arguments names threads and 
   CHECK(contains(r.err, "nbytes=100"));
   CHECK(contains(r.err, "nbytes=101"));
   CHECK(names_location(r.err, "alloc_mismatch", line));
+}
+
+TEST_CASE("value_mismatch: value collectives that disagree name each thread's call",
+          "[fault][collectives]") {
+  // What each thread's call shows besides its line: the argument that differs.
+  const std::vector<std::array<std::string, 3>> cases = {
+      {"root", "root=0", "root=1"},
+      {"op", "op=std::plus<void>", "op=std::multiplies<void>"},
+      {"type", "type=int (4 bytes)", "type=long (8 bytes)"},
+      {"kind", "pgas::allreduce", "pgas::scan"},
+      {"barrier", "pgas::allreduce", "pgas::barrier"},
+      {"count", "count=3", "count=4"},
+  };
+  for (const auto& [name, first, second] : cases) {
+    const result r = launch_program(3, "value_mismatch", {name});
+    INFO(name);
+    INFO(r);
+    require_exit(r, 1);
+    CHECK(contains_nocase(r.err, "mismatch"));
+    CHECK(names_thread(r.err, 0));
+    CHECK(names_thread(r.err, 1));
+    CHECK(contains(r.err, first));
+    CHECK(contains(r.err, second));
+    CHECK(names_location(r.err, "value_mismatch",
+                         line_of("value_mismatch", "@value_mismatch:" + name + ":0")));
+    CHECK(names_location(r.err, "value_mismatch",
+                         line_of("value_mismatch", "@value_mismatch:" + name + ":1")));
+  }
+}
+
+TEST_CASE("value_mismatch: a root outside THREADS and a short allgather span are misuse",
+          "[fault][collectives]") {
+  const result bad_root = launch_program(2, "value_mismatch", {"bad_root"});
+  INFO(bad_root);
+  require_exit(bad_root, 1);
+  CHECK(contains(bad_root.err, "root 7 is not a thread of this job (THREADS is 2)"));
+  CHECK(names_location(bad_root.err, "value_mismatch",
+                       line_of("value_mismatch", "@value_mismatch:bad_root")));
+  const result gather = launch_program(2, "value_mismatch", {"gather"});
+  INFO(gather);
+  require_exit(gather, 1);
+  CHECK(contains(gather.err, "`out` has 3 elements"));
+  CHECK(names_location(gather.err, "value_mismatch",
+                       line_of("value_mismatch", "@value_mismatch:gather")));
 }
 
 TEST_CASE("alloc_exhaust: running out of shared memory is recoverable", "[run][alloc]") {

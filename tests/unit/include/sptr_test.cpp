@@ -730,3 +730,49 @@ TEST_CASE("thread_distance on synthetic machines: planned placement, not applied
   CHECK(std::string(pgas::to_string(pgas::locality::same_package)) == "same_package");
   CHECK(std::string(pgas::to_string(pgas::locality::machine)) == "machine");
 }
+
+TEST_CASE("affinitysize against a byte-by-byte model and shared arrays", "[sptr][affinitysize]") {
+  // The model: byte k of the object is in block k / nbytes, which lies on thread
+  // (k / nbytes) % THREADS; nbytes 0 puts everything on thread 0.
+  auto model = [](std::size_t total, std::size_t nbytes, int nthreads, int t) {
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < total; ++k) {
+      const std::size_t owner = nbytes == 0 ? 0 : (k / nbytes) % static_cast<std::size_t>(nthreads);
+      n += owner == static_cast<std::size_t>(t);
+    }
+    return n;
+  };
+  REQUIRE(pgas::affinitysize(100, 7, 0) == 100);
+  REQUIRE_THROWS_AS(pgas::affinitysize(100, 7, 1), pgas::usage_error);
+  for (int n = 1; n <= 5; ++n) {
+    std::atomic<int> wrong{0};
+    const int rc = pgas::run(test_job(n), 0, nullptr, [&] {
+      if (pgas::mythread() != 0) return;
+      for (std::size_t total = 0; total <= 60; ++total) {
+        for (std::size_t nbytes = 0; nbytes <= 13; ++nbytes) {
+          std::size_t sum = 0;
+          for (int t = 0; t < n; ++t) {
+            const std::size_t got = pgas::affinitysize(total, nbytes, t);
+            sum += got;
+            if (got != model(total, nbytes, n, t)) wrong.fetch_add(1);
+          }
+          if (sum != total) wrong.fetch_add(1);
+        }
+      }
+    });
+    REQUIRE(rc == 0);
+    REQUIRE(wrong.load() == 0);
+  }
+  // A shared array of s ints with block b answers the same as affinitysize(s * 4, b * 4, t).
+  const int rc = pgas::run(test_job(3), 0, nullptr, [] {
+    int bad = 0;
+    for (std::size_t b : {1, 2, 5}) {
+      pgas::shared_array<int> a({17}, pgas::block_spec::cyclic(b));
+      for (int t = 0; t < 3; ++t)
+        bad += pgas::affinitysize(17 * sizeof(int), b * sizeof(int), t) !=
+               a.affinitysize(t) * sizeof(int);
+    }
+    return bad;
+  });
+  REQUIRE(rc == 0);
+}

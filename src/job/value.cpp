@@ -1,0 +1,173 @@
+// src/job/value.cpp — the value collectives' exchange (pgas/collectives.hpp,
+// pgas/detail/value_exchange.hpp): a thread copies its value into its next slot and arrives at
+// one barrier whose signature carries the agreement hash of the call. For small results the
+// last arriver combines every slot (the header's combine function) into the barrier's payload,
+// which shares the generation's cache line, so the result reaches each waiter with the release
+// and costs it no extra transfer; otherwise each thread reads the slots after the barrier.
+//
+// The agreement text of a call ("type=double (8 bytes), count=1, op=std::plus<void>") is made
+// only when it differs from the thread's previous value collective: a loop of identical calls
+// pays a few comparisons, not a format and a hash per call, which matters next to a barrier of a
+// few hundred nanoseconds.
+
+#include <cxxabi.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include <pgas/detail/value_exchange.hpp>
+#include <pgas/error.hpp>
+#include <pgas/runtime.hpp>
+
+#include "src/job/barrier.hpp"
+#include "src/job/collective.hpp"
+#include "src/job/job.hpp"
+
+namespace pgas::detail {
+
+namespace {
+
+struct kind_info {
+  op_kind kind;
+  const char* name;
+};
+
+kind_info info(value_kind k) noexcept {
+  switch (k) {
+    case value_kind::broadcast:
+      return {op_kind::value_broadcast, "pgas::broadcast"};
+    case value_kind::reduce:
+      return {op_kind::value_reduce, "pgas::reduce"};
+    case value_kind::allreduce:
+      return {op_kind::value_allreduce, "pgas::allreduce"};
+    case value_kind::scan:
+      return {op_kind::value_scan, "pgas::scan"};
+    case value_kind::exscan:
+      return {op_kind::value_exscan, "pgas::exscan"};
+    case value_kind::allgather:
+      return {op_kind::value_allgather, "pgas::allgather"};
+    case value_kind::allreduce_span:
+      break;
+  }
+  return {op_kind::value_allreduce_span, "pgas::allreduce (span)"};
+}
+
+bool same_call(const value_call& a, const value_call& b) noexcept {
+  return a.kind == b.kind && a.root == b.root && a.size == b.size && a.count == b.count &&
+         a.type == b.type && a.op == b.op;
+}
+
+const value_agreement& agreement_for(value_agreement& cache, const value_call& c) {
+  if (cache.valid && same_call(cache.call, c)) return cache;
+  cache.text = fmt::format("type={} ({} bytes)", c.type, c.size);
+  if (c.count != 1 || c.kind == value_kind::allreduce_span) {
+    cache.text += fmt::format(", count={}", c.count);
+  }
+  if (c.root >= 0) cache.text += fmt::format(", root={}", c.root);
+  if (c.op != nullptr) cache.text += fmt::format(", op={}", c.op);
+  cache.hash = static_cast<std::int32_t>(agreement_hash(cache.text));
+  cache.call = c;
+  cache.valid = true;
+  return cache;
+}
+
+// A buffer of at least `bytes` bytes in place of `buffer`. Only the owner calls this, and only
+// while no other thread reads the buffer (see value_exchange.hpp); its old contents are dropped.
+unsigned char* grow(unsigned char*& buffer, std::size_t& have, std::size_t bytes) {
+  if (have < bytes) {
+    auto* fresh = new unsigned char[bytes];
+    delete[] buffer;
+    buffer = fresh;
+    have = bytes;
+  }
+  return buffer;
+}
+
+// The last arriver's part of a call with a combine function: the result goes into the
+// barrier's payload, in the cache line of the generation that every waiter reads anyway.
+static_assert(sizeof(barrier_state::payload) >= value_result_bytes);
+
+struct combining {
+  const value_call* call;
+  const value_view* view;
+  unsigned char* payload;
+};
+
+// noexcept: an exception from the user's operation must not leave the phase half released
+// (the arrival count reset, the waiters never woken); it ends the job instead.
+void combine_last(const void* arg) noexcept {
+  const auto& ctx = *static_cast<const combining*>(arg);
+  ctx.call->combine(*ctx.view, ctx.payload, ctx.call->op_object);
+}
+
+}  // namespace
+
+value_view value_exchange(const value_call& c, const void* data, const void* address,
+                          const std::source_location& where) {
+  const kind_info k = info(c.kind);
+  job& j = job_or_misuse(where, k.name);
+  if (c.root >= j.threads ||
+      (c.root < 0 && (c.kind == value_kind::broadcast || c.kind == value_kind::reduce))) {
+    misuse(fmt::format("{}: root {} is not a thread of this job (THREADS is {})", k.name, c.root,
+                       j.threads),
+           where);
+  }
+  const int me = mythread();
+  thread_record& rec = j.record(me);
+  const int parity = static_cast<int>(rec.value_collectives++ & 1);
+  value_slot& s = j.values[static_cast<std::size_t>(me)].slot[parity];
+  const std::size_t bytes = c.size * c.count;
+  const bool heap = bytes > value_inline_bytes;
+  if (data != nullptr && bytes != 0) {
+    // The common sizes as fixed-size copies (one move each), the others through memcpy.
+    switch (bytes) {
+      case 4:
+        std::memcpy(s.bytes, data, 4);
+        break;
+      case 8:
+        std::memcpy(s.bytes, data, 8);
+        break;
+      case 16:
+        std::memcpy(s.bytes, data, 16);
+        break;
+      default:
+        std::memcpy(heap ? grow(s.heap, s.heap_bytes, bytes) : s.bytes, data, bytes);
+    }
+  }
+  s.ptr = address;
+
+  const value_agreement& a = agreement_for(rec.value_args, c);
+  value_view w{j.values.get(), parity, heap, nullptr};
+  barrier_op op{k.kind, k.name, true, a.hash, "arguments", where, a.text.c_str()};
+  combining ctx{&c, &w, j.barrier.payload};
+  if (c.combine != nullptr) {
+    op.last = combine_last;
+    op.last_arg = &ctx;
+  }
+  barrier_arrive(j, op);
+  barrier_complete(j);
+  // The other threads read this thread's other slot in the previous collective and still hold
+  // its line: ask for it back now (the others are past that collective), so that the next
+  // call's copy does not stall the barrier's CAS on the transfer.
+  __builtin_prefetch(j.values[static_cast<std::size_t>(me)].slot[parity ^ 1].bytes, 1, 3);
+  if (c.combine != nullptr) w.result = j.barrier.payload;
+  return w;
+}
+
+void* value_scratch(std::size_t bytes) {
+  job* j = job_current();
+  value_slots& mine = j->values[static_cast<std::size_t>(mythread())];
+  return grow(mine.scratch, mine.scratch_bytes, bytes);
+}
+
+std::string type_name(const std::type_info& t) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> readable(
+      abi::__cxa_demangle(t.name(), nullptr, nullptr, &status), std::free);
+  return status == 0 && readable ? std::string(readable.get()) : std::string(t.name());
+}
+
+}  // namespace pgas::detail

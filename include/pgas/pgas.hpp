@@ -30,3 +30,4 @@
 #include <pgas/sync.hpp>
 #include <pgas/table_model.hpp>
 #include <pgas/topology.hpp>
+#include <pgas/upc_collectives.hpp>

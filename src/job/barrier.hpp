@@ -18,7 +18,8 @@ enum class op_kind : std::uint8_t {
   all_lock_free,
   all_alloc,
   all_free,
-  privatize
+  privatize,
+  upc_collective  // the ALLSYNC barriers of pgas/upc_collectives.hpp
 };
 
 struct barrier_op {

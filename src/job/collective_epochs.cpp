@@ -90,10 +90,10 @@ void check_waited(void* arg) {
     // t waits for a phase this thread has not arrived at, and this thread waits for t.
     const char* op = r.op.load(std::memory_order_relaxed);
     const char* file = r.file.load(std::memory_order_relaxed);
-    misuse(fmt::format("collective mismatch: {} waits for thread {} to {} it (UPC collective "
-                       "call {}), but thread {} waits in {} at {}:{}",
-                       w.c->name, w.t, w.what, w.c->k, w.t, op != nullptr ? op : "?",
-                       file != nullptr ? file : "?", r.line.load(std::memory_order_relaxed)),
+    misuse(fmt::format("collective mismatch: thread {} waits in {} at {}:{} while this thread "
+                       "waits for it to {} {} (UPC collective call {})",
+                       w.t, op != nullptr ? op : "?", file != nullptr ? file : "?",
+                       r.line.load(std::memory_order_relaxed), w.what, w.c->name, w.c->k),
            w.c->where);
   }
 }

@@ -699,6 +699,53 @@ TEST_CASE("alloc_mismatch: all_alloc with different arguments names threads and 
   CHECK(names_location(r.err, "alloc_mismatch", line));
 }
 
+TEST_CASE("upc_collective_misuse: disagreeing UPC collectives name both calls",
+          "[fault][upc_collectives]") {
+  // Each case: the argument, the two calls' markers, what the message must also say.
+  struct misuse_case {
+    const char* arg;
+    const char* mine;
+    const char* theirs;
+    const char* says;
+  };
+  for (const misuse_case& c :
+       {misuse_case{"nbytes", "@upc_collective_misuse:nbytes0", "@upc_collective_misuse:nbytes1",
+                    "nbytes=16"},
+        misuse_case{"nosync", "@upc_collective_misuse:nosync0", "@upc_collective_misuse:nosync1",
+                    "in_nosync|out_nosync"},
+        misuse_case{"other", "@upc_collective_misuse:other0", "@upc_collective_misuse:other1",
+                    "pgas::all_gather"},
+        misuse_case{"barrier", "@upc_collective_misuse:barrier0", "@upc_collective_misuse:barrier1",
+                    "pgas::barrier"}}) {
+    for (int n : {2, 3}) {
+      INFO(c.arg << " with " << n << " threads");
+      const result r = launch_program(n, "upc_collective_misuse", {c.arg});
+      require_exit(r, 1);
+      INFO(r);
+      CHECK(contains_nocase(r.err, "mismatch"));
+      CHECK(contains(r.err, c.says));
+      // Thread 0 and one of the others (whichever saw the disagreement first).
+      CHECK(names_thread(r.err, 0));
+      CHECK(matches(r.err, "thread [1-9]"));
+      CHECK(
+          names_location(r.err, "upc_collective_misuse", line_of("upc_collective_misuse", c.mine)));
+      CHECK(names_location(r.err, "upc_collective_misuse",
+                           line_of("upc_collective_misuse", c.theirs)));
+    }
+  }
+}
+
+TEST_CASE("upc_collective_misuse: a null dst names the thread and the call",
+          "[fault][upc_collectives]") {
+  const int line = line_of("upc_collective_misuse", "@upc_collective_misuse:null");
+  const result r = launch_program(3, "upc_collective_misuse", {"null"});
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(contains(r.err, "pgas::all_broadcast: dst is the null pointer-to-shared"));
+  CHECK(matches(r.err, "thread [0-2] of 3"));
+  CHECK(names_location(r.err, "upc_collective_misuse", line));
+}
+
 TEST_CASE("alloc_exhaust: running out of shared memory is recoverable", "[run][alloc]") {
   const result r =
       launch({"-n", "2", "--shared-heap", "2m", "--report", "memory", program("alloc_exhaust")});

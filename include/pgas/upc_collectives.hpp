@@ -80,13 +80,14 @@
 //     only when one thread is 8 or more collective calls ahead of the other.
 //   * Errors (pgas/error.hpp), misuse naming the thread and the call site: a null dst, src or
 //     perm; nbytes == 0; a pointer "on every thread" without affinity to thread 0; a range that
-//     runs past the end of a thread's segment (and, in checked builds, one outside a live
-//     allocation); src and dst that overlap (UPC declares them restrict); perm that is not a
-//     permutation; invalid flags; a bitwise op on a floating type; func or noncomm_func with a
-//     null func; a src or dst phase not below blk_size; a call between pgas::notify() and
-//     pgas::wait(). A thread that waits in a mysync call for a thread that returned from its
-//     body or waits at a barrier ends the job too. Outside a job every call throws
-//     pgas::usage_error.
+//     runs past the end of a thread's segment or is not inside one live shared allocation
+//     (nbytes beyond the object; for a pointer "on every thread" the check looks at thread 0's
+//     part, and at every thread's in checked builds); src and dst that overlap (UPC declares them
+//     restrict); perm that is not a permutation; invalid flags; a bitwise op on a floating type;
+//     func or noncomm_func with a null func; a src or dst phase not below blk_size; a call between
+//     pgas::notify() and pgas::wait(). A thread that waits in a mysync call for a thread that
+//     returned from its body or waits at a barrier ends the job too. Outside a job every call
+//     throws pgas::usage_error.
 //   * Memory ordering: a thread's writes before it enters a call are visible to the threads that
 //     read them in the call when they wait for it (in_mysync: entry is a release, the wait an
 //     acquire) or in_allsync is used; the call's writes are visible to a thread after an

@@ -113,8 +113,9 @@ void check_null(sptr<const void> p, const char* role, const char* name,
   if (!p) misuse(fmt::format("{}: {} is the null pointer-to-shared", name, role), where);
 }
 
-// The range must stay in its thread's segment (always), and in one live allocation (checked
-// builds).
+// The range must stay in its thread's segment and inside one live shared allocation. A range on
+// every thread is checked on thread 0 (collective allocations sit at one offset in every
+// segment); checked builds check every thread's.
 void check_region(const region& r, const char* role, const char* name,
                   const std::source_location& where) {
   if (r.len > geometry.segment - r.addr) {
@@ -123,13 +124,11 @@ void check_region(const region& r, const char* role, const char* name,
                        name, role, r.len, r.addr),
            where);
   }
-  if constexpr (config::bounds_check) {
-    const std::string what = fmt::format("{} {}", name, role);
-    for (int t = 0; t < threads(); ++t) {
-      if (r.thread >= 0 && t != r.thread) continue;
-      detail::check_shared_range((static_cast<std::uint64_t>(t) << geometry.shift) + r.addr, r.len,
-                                 what, &where);
-    }
+  const std::string what = fmt::format("{} {}", name, role);
+  for (int t = 0; t < threads(); ++t) {
+    if (r.thread >= 0 ? t != r.thread : t != 0 && !config::bounds_check) continue;
+    detail::check_shared_range((static_cast<std::uint64_t>(t) << geometry.shift) + r.addr, r.len,
+                               what, &where);
   }
 }
 
@@ -475,9 +474,9 @@ std::vector<region> operand_extents(sptr<const void> p, std::size_t size, std::s
       e.len = std::max(e.addr + e.len, end) - lo;
       e.addr = lo;
     }
-    if constexpr (config::bounds_check)
-      check_region(region{r.thread, r.addr, end - r.addr}, role, name, where);
   }
+  for (const region& e : ext)
+    if (e.len != 0) check_region(e, role, name, where);
   return ext;
 }
 

@@ -735,15 +735,27 @@ TEST_CASE("upc_collective_misuse: disagreeing UPC collectives name both calls",
   }
 }
 
-TEST_CASE("upc_collective_misuse: a null dst names the thread and the call",
+TEST_CASE("upc_collective_misuse: bad arguments name the thread, the error and the call",
           "[fault][upc_collectives]") {
-  const int line = line_of("upc_collective_misuse", "@upc_collective_misuse:null");
-  const result r = launch_program(3, "upc_collective_misuse", {"null"});
-  require_exit(r, 1);
-  INFO(r);
-  CHECK(contains(r.err, "pgas::all_broadcast: dst is the null pointer-to-shared"));
-  CHECK(matches(r.err, "thread [0-2] of 3"));
-  CHECK(names_location(r.err, "upc_collective_misuse", line));
+  struct misuse_case {
+    const char* arg;
+    const char* says;
+  };
+  for (const misuse_case& c :
+       {misuse_case{"null", "pgas::all_broadcast: dst is the null pointer-to-shared"},
+        misuse_case{"range", "pgas::all_broadcast src"},
+        misuse_case{"overlap", "pgas::all_exchange: src and dst overlap"},
+        misuse_case{"perm", "perm is not a permutation"}}) {
+    INFO(c.arg);
+    const int line =
+        line_of("upc_collective_misuse", std::string("@upc_collective_misuse:") + c.arg);
+    const result r = launch_program(3, "upc_collective_misuse", {c.arg});
+    require_exit(r, 1);
+    INFO(r);
+    CHECK(contains(r.err, c.says));
+    CHECK(matches(r.err, "thread [0-2] of 3"));
+    CHECK(names_location(r.err, "upc_collective_misuse", line));
+  }
 }
 
 TEST_CASE("alloc_exhaust: running out of shared memory is recoverable", "[run][alloc]") {

@@ -6,6 +6,9 @@
 //   other    thread 0 calls all_broadcast, the others all_gather
 //   barrier  thread 0 calls all_exchange with in_mysync, the others pgas::barrier()
 //   null     every thread passes a null dst
+//   range    nbytes runs past the end of src's allocation
+//   overlap  src and dst of all_exchange overlap
+//   perm     all_permute's perm holds a thread twice
 #include <pgas/pgas.hpp>
 
 #include <string>
@@ -47,6 +50,17 @@ int main(int argc, char** argv) {
       }
     } else if (what == "null") {
       pgas::all_broadcast(nullptr, src, 8);  // @upc_collective_misuse:null
+    } else if (what == "range") {
+      pgas::all_broadcast(dst, src, 100);  // @upc_collective_misuse:range
+    } else if (what == "overlap") {
+      const auto inside = pgas::sptr<char, pgas::indefinite>::from_parts(0, b.offset() + 1);
+      pgas::all_exchange(dst, inside, 4);  // @upc_collective_misuse:overlap
+    } else if (what == "perm") {
+      const pgas::shared_alloc p = pgas::all_alloc(static_cast<std::size_t>(n), sizeof(int));
+      const auto perm = pgas::sptr<int>::from_parts(0, p.offset());
+      perm[pgas::mythread()] = 0;
+      pgas::barrier();
+      pgas::all_permute(dst, all_src, perm, 4);  // @upc_collective_misuse:perm
     }
     pgas::barrier();
   });

@@ -268,12 +268,16 @@ T model_op(reduce_op op, T a, T b) {
     default:
       break;
   }
+  // Bitwise: integer types only (the sweep never asks for them on floating types).
   if constexpr (std::is_integral_v<T>) {
-    if (op == reduce_op::bit_and) return static_cast<T>(a & b);
-    if (op == reduce_op::bit_or) return static_cast<T>(a | b);
-    return static_cast<T>(a ^ b);
+    const auto x = static_cast<unsigned long long>(a);
+    const auto y = static_cast<unsigned long long>(b);
+    return static_cast<T>(op == reduce_op::bit_and  ? (x & y)
+                          : op == reduce_op::bit_or ? (x | y)
+                                                    : (x ^ y));
+  } else {
+    return a;
   }
-  return a;
 }
 
 // `shared [blk] T` pointer to element `first` of an array whose element 0 is on thread 0 at

@@ -41,11 +41,13 @@
 // Operations: add, mult, min, max, log_and, log_or (result 1 or 0) for every TYPE; bit_and,
 // bit_or, bit_xor only for the integer types (misuse on float, double, long double); func and
 // noncomm_func call `func`, which must be non-null (and is ignored by the other operations).
-// func is taken as associative and commutative, noncomm_func as associative only: noncomm_func
-// is applied strictly left to right in element order, ((src[0] f src[1]) f src[2]) ..., and so
-// is every other operation (the result of add or mult on floating types is the one of that
-// order). The calling thread's reductions are computed by the thread with affinity to dst
-// (dst's first element for prefix reductions), which reads the others' elements in place.
+// func is taken as associative and commutative, noncomm_func as associative only. How they run:
+//   * all_reduce with any op but noncomm_func: each thread folds its own elements in element
+//     order, and the thread with affinity to dst folds those partial results in thread order
+//     (so add and mult on floating types may round differently from a left-to-right fold);
+//   * all_reduce with noncomm_func, and every all_prefix_reduce: the thread with affinity to
+//     dst (dst's first element) folds all elements strictly left to right, ((src[0] f src[1])
+//     f src[2]) ..., reading the other threads' elements in place.
 //
 // Synchronisation (flags = one in_* | one out_*; a missing half means *_allsync, so 0 is
 // in_allsync | out_allsync, as in UPC):
@@ -67,8 +69,11 @@
 // waits cover every thread); in permute each thread reads all of perm, then copies its dst
 // block from the thread i with perm[i] == itself (in_mysync waits for perm's owners and i;
 // out_mysync for perm[itself], which reads its src, and for every thread when it holds part of
-// perm); in reductions the computing thread reads every element (in_mysync: it waits for their
-// owners and dst's; out_mysync: every owner of src or dst data waits for it).
+// perm); in all_reduce but noncomm_func each thread reads only its own elements and the
+// computing thread writes only its own dst, so mysync waits for nobody (the computing thread
+// waits for the others' partial results in every mode); in the left-to-right reductions the
+// computing thread reads every element (in_mysync: it waits for their owners and dst's;
+// out_mysync: every owner of src or dst data waits for it).
 //
 // Contract.
 //   * Collective: every call, with the same arguments on every thread (single-valued, as UPC

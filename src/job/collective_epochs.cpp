@@ -178,6 +178,24 @@ void epoch_wait_done(const epoch_call& c, int t) {
   wait_at_least(c, t, e.done, e.done_sleepers, "finish");
 }
 
+void* epoch_partial_slot(const epoch_call& c, int reader) {
+  collective_epoch& mine = c.j->epoch(c.me);
+  const std::size_t b = c.k % 2;
+  if (mine.partial_reader[b] >= 0) {
+    epoch_call previous = c;
+    previous.k = mine.partial_call[b];
+    epoch_wait_done(previous, mine.partial_reader[b]);
+  }
+  mine.partial_call[b] = c.k;
+  mine.partial_reader[b] = reader;
+  return mine.partial[b].data();
+}
+
+const void* epoch_partial_of(const epoch_call& c, int t) {
+  epoch_wait_done(c, t);
+  return c.j->epoch(t).partial[c.k % 2].data();
+}
+
 void epoch_barrier(const epoch_call& c, std::string_view text) {
   const barrier_op op = agreement(op_kind::upc_collective, c.name, "arguments", text, c.where);
   barrier_arrive(*c.j, op);

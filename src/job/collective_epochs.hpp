@@ -17,6 +17,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <source_location>
 #include <string_view>
@@ -50,6 +51,12 @@ struct alignas(64) collective_epoch {
   std::atomic<std::uint32_t> done_sleepers{0};
   alignas(64) std::uint32_t calls = 0;
   std::array<epoch_entry, epoch_ring_size> ring{};
+  // A reduction's partial result for another thread (up to a long double), double-buffered by
+  // call number; for each buffer the call that last used it and its reader (-1: none). Written
+  // by the owner, read by the reader once the owner has finished that call.
+  alignas(64) std::array<std::array<std::byte, 16>, 2> partial{};
+  std::array<std::uint32_t, 2> partial_call{};
+  std::array<int, 2> partial_reader{-1, -1};
 };
 
 /// One UPC collective call on the calling thread.
@@ -76,6 +83,14 @@ void epoch_finish(const epoch_call& c);
 
 /// UPC_OUT_MYSYNC: waits until thread `t` has finished this call (as epoch_wait_entered).
 void epoch_wait_done(const epoch_call& c, int t);
+
+/// Where the calling thread leaves a partial result of this call for thread `reader` (16
+/// bytes). Waits first, when the buffer's previous reader has not finished the call it was
+/// for. The reader sees what is written there before this thread's epoch_finish().
+void* epoch_partial_slot(const epoch_call& c, int reader);
+
+/// Thread `t`'s partial result of this call: waits until `t` has finished the call.
+const void* epoch_partial_of(const epoch_call& c, int t);
 
 /// UPC_IN_ALLSYNC / UPC_OUT_ALLSYNC: a barrier among all threads that checks this call's
 /// arguments (`text`) like every collective's (src/job/collective.hpp).

@@ -2,7 +2,8 @@
 // argument checks, the sync flags around each call (src/job/collective_epochs.hpp: per-thread
 // entry/exit epochs for MYSYNC, a checked barrier for ALLSYNC) and the data movement. All
 // segments are one address space, so each thread copies its own part with memcpy straight
-// between segments; reductions run on one thread in element order.
+// between segments; all_reduce folds per-thread partial results, noncomm_func and prefix
+// reductions run left to right on the thread with affinity to dst.
 
 #include <pgas/upc_collectives.hpp>
 
@@ -377,7 +378,7 @@ constexpr const char* type_name() {
 }
 
 // A run of consecutive elements on one thread, in element order.
-struct run {
+struct elem_run {
   int thread;
   std::size_t addr;   // of the run's first element
   std::size_t first;  // its element index
@@ -397,21 +398,32 @@ class run_walker {
         blk_(blk),
         nelems_(nelems) {}
 
-  bool next(run& r) {
+  bool next(elem_run& r) {
     if (done_ >= nelems_) return false;
-    if (blk_ == 0) {
-      r = {t0_, base_, 0, nelems_};
-    } else {
-      const std::uint64_t g = static_cast<std::uint64_t>(t0_) + block_;
-      const std::uint64_t course = g / geometry.threads;
-      const std::size_t skip = block_ == 0 ? phase_ : 0;
-      r = {static_cast<int>(g % geometry.threads), base_ + course * blk_ * size_ + skip * size_,
-           done_, std::min(blk_ - skip, nelems_ - done_)};
-    }
-    ++block_;
+    r = block(block_++);
     done_ += r.count;
     return true;
   }
+
+  /// The run of block b after the first one's block (b = 0: the first, from its phase), with
+  /// count 0 when it starts past nelems. Indefinite: one run.
+  elem_run block(std::uint64_t b) const {
+    if (blk_ == 0) return {t0_, base_, 0, b == 0 ? nelems_ : 0};
+    const std::size_t skip = b == 0 ? phase_ : 0;
+    const std::size_t first = b == 0 ? 0 : static_cast<std::size_t>(b) * blk_ - phase_;
+    const std::uint64_t g = static_cast<std::uint64_t>(t0_) + b;
+    const std::uint64_t course = g / geometry.threads;
+    return {static_cast<int>(g % geometry.threads), base_ + course * blk_ * size_ + skip * size_,
+            first, first < nelems_ ? std::min(blk_ - skip, nelems_ - first) : 0};
+  }
+
+  /// The first block on thread t, and the distance to its next one.
+  std::uint64_t first_block_of(int t) const {
+    if (blk_ == 0) return t == t0_ ? 0 : std::numeric_limits<std::uint64_t>::max();
+    return static_cast<std::uint64_t>((t - t0_ + static_cast<int>(geometry.threads)) %
+                                      static_cast<int>(geometry.threads));
+  }
+  std::uint64_t stride() const { return blk_ == 0 ? 1 : geometry.threads; }
 
  private:
   int t0_;
@@ -432,7 +444,7 @@ class element_cursor {
       : w_(p, sizeof(T), blk, nelems) {}
   T* next() {
     if (left_ == 0) {
-      run r{};
+      elem_run r{};
       w_.next(r);
       p_ = reinterpret_cast<T*>(at(r.thread, r.addr));
       left_ = r.count;
@@ -459,7 +471,7 @@ std::vector<region> operand_extents(sptr<const void> p, std::size_t size, std::s
   }
   std::vector<region> ext(static_cast<std::size_t>(threads()), region{0, 0, 0});
   run_walker w(p, size, blk, nelems);
-  for (run r; w.next(r);) {
+  for (elem_run r; w.next(r);) {
     if (r.count > (geometry.segment - r.addr) / size) {
       misuse(fmt::format("{}: {} element {} is past the end of thread {}'s shared segment", name,
                          role, r.first, r.thread),
@@ -531,7 +543,8 @@ void check_op(reduce_op op, T (*func)(T, T), const char* name, const std::source
   }
 }
 
-// Both reductions: checks, sync, and `compute` on the thread with affinity to dst.
+// Both reductions: checks, sync, and `compute(call, src extents)`: on the thread with affinity
+// to dst for prefix reductions and noncomm_func, on every thread for the others.
 template <class T, class Compute>
 void reduction(const char* name, sptr<void> dst, sptr<const void> src, reduce_op op,
                std::size_t nelems, std::size_t blk_size, T (*func)(T, T), coll_flags flags,
@@ -561,9 +574,19 @@ void reduction(const char* name, sptr<void> dst, sptr<const void> src, reduce_op
     return s[static_cast<std::size_t>(t)].len != 0 || d[static_cast<std::size_t>(t)].len != 0;
   };
   const epoch_call c = detail::epoch_enter(name, text, where);
-  sync_in(c, m.in, text, [&](int t) { return me == computer && has_data(t); });
-  if (me == computer && nelems != 0) compute();
-  sync_out(c, m.out, text, [&](int t) { return t == computer && has_data(me); });
+  if (prefix || op == reduce_op::noncomm_func) {
+    // The computing thread reads every element and writes dst.
+    sync_in(c, m.in, text, [&](int t) { return me == computer && has_data(t); });
+    if (me == computer && nelems != 0) compute(c, s);
+    sync_out(c, m.out, text, [&](int t) { return t == computer && has_data(me); });
+  } else {
+    // Each thread reads only its own elements, the computing thread writes only its own dst:
+    // mysync waits for nobody (the partial results are the runtime's, not the program's).
+    const auto nobody = [](int) { return false; };
+    sync_in(c, m.in, text, nobody);
+    if (nelems != 0) compute(c, s);
+    sync_out(c, m.out, text, nobody);
+  }
 }
 
 }  // namespace
@@ -573,13 +596,47 @@ requires detail::reduce_type<T>
 void all_reduce(sptr<void> dst, sptr<const void> src, reduce_op op, std::size_t nelems,
                 std::size_t blk_size, T (*func)(T, T), coll_flags flags,
                 std::source_location where) {
-  reduction<T>("pgas::all_reduce", dst, src, op, nelems, blk_size, func, flags, false, where, [&] {
-    element_cursor<const T> in(src, blk_size, nelems);
-    T acc = *in.next();
-    for (std::size_t i = 1; i < nelems; ++i)
-      acc = combine<T>(op, acc, *in.next(), func);
-    *static_cast<T*>(dst.get()) = acc;
-  });
+  const auto compute = [&](const epoch_call& c, const std::vector<region>& extents) {
+    T* const out = static_cast<T*>(dst.get());
+    if (op == reduce_op::noncomm_func) {
+      element_cursor<const T> in(src, blk_size, nelems);
+      T acc = *in.next();
+      for (std::size_t i = 1; i < nelems; ++i)
+        acc = combine<T>(op, acc, *in.next(), func);
+      *out = acc;
+      return;
+    }
+    // Commutative: every thread folds its own blocks, the computing thread folds the partial
+    // results in thread order.
+    const run_walker w(src, sizeof(T), blk_size, nelems);
+    T acc{};
+    bool any = false;
+    for (std::uint64_t b = w.first_block_of(c.me); b != std::numeric_limits<std::uint64_t>::max();
+         b += w.stride()) {
+      const elem_run r = w.block(b);
+      if (r.count == 0) break;
+      const T* p = reinterpret_cast<const T*>(at(r.thread, r.addr));
+      for (std::size_t i = 0; i < r.count; ++i, any = true)
+        acc = any ? combine<T>(op, acc, p[i], func) : p[i];
+    }
+    const int computer = dst.thread();
+    if (c.me != computer) {
+      if (any) std::memcpy(detail::epoch_partial_slot(c, computer), &acc, sizeof(T));
+      return;
+    }
+    T total{};
+    bool have = false;
+    for (int t = 0; t < threads(); ++t) {
+      if (extents[static_cast<std::size_t>(t)].len == 0) continue;
+      T v = acc;
+      if (t != c.me) std::memcpy(&v, detail::epoch_partial_of(c, t), sizeof(T));
+      total = have ? combine<T>(op, total, v, func) : v;
+      have = true;
+    }
+    *out = total;
+  };
+  reduction<T>("pgas::all_reduce", dst, src, op, nelems, blk_size, func, flags, false, where,
+               compute);
 }
 
 template <class T>
@@ -588,7 +645,7 @@ void all_prefix_reduce(sptr<void> dst, sptr<const void> src, reduce_op op, std::
                        std::size_t blk_size, T (*func)(T, T), coll_flags flags,
                        std::source_location where) {
   reduction<T>("pgas::all_prefix_reduce", dst, src, op, nelems, blk_size, func, flags, true, where,
-               [&] {
+               [&](const epoch_call&, const std::vector<region>&) {
                  element_cursor<const T> in(src, blk_size, nelems);
                  element_cursor<T> out(dst, blk_size, nelems);
                  T acc = *in.next();

@@ -57,6 +57,7 @@ PUBLIC = {
     "forall.hpp": "objects",
     "shared_array.hpp": "objects",
     "privatize.hpp": "objects",
+    "upc_collectives.hpp": "objects",
     "detail/block.hpp": "objects",
     "detail/bulk_check.hpp": "objects",
     "detail/forall_affinity.hpp": "objects",

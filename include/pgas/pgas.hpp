@@ -34,3 +34,4 @@
 #include <pgas/table_model.hpp>
 #include <pgas/ticks.hpp>
 #include <pgas/topology.hpp>
+#include <pgas/upc_collectives.hpp>

@@ -26,7 +26,8 @@ enum class op_kind : std::uint8_t {
   value_scan,
   value_exscan,
   value_allgather,
-  value_allreduce_span
+  value_allreduce_span,
+  upc_collective  // the ALLSYNC barriers of pgas/upc_collectives.hpp
 };
 
 struct barrier_op {

@@ -17,6 +17,7 @@
 
 #include "src/base/backoff.hpp"
 #include "src/job/barrier.hpp"
+#include "src/job/collective_epochs.hpp"
 #include "src/job/wait_graph.hpp"
 #include "src/models/hwloc_machine.hpp"
 
@@ -80,6 +81,8 @@ struct job {
   int argc = 0;
   char** argv = nullptr;
   std::unique_ptr<thread_record[]> records;
+  // Per-thread entry/exit epochs of the UPC collectives (collective_epochs.hpp).
+  std::unique_ptr<collective_epoch[]> epochs;
   barrier_state barrier;
   std::atomic<int> returned{0};
   // Double-buffered slot for one-to-all broadcasts inside collectives (see collective_bcast).
@@ -88,6 +91,7 @@ struct job {
   std::unique_ptr<value_slots[]> values;
 
   thread_record& record(int t) noexcept { return records[static_cast<std::size_t>(t)]; }
+  collective_epoch& epoch(int t) noexcept { return epochs[static_cast<std::size_t>(t)]; }
 };
 
 /// The running job; null outside pgas::run().

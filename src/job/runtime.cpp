@@ -210,6 +210,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
 
   j->records = std::make_unique<detail::thread_record[]>(static_cast<std::size_t>(j->threads));
   j->values = std::make_unique<detail::value_slots[]>(static_cast<std::size_t>(j->threads));
+  j->epochs = std::make_unique<detail::collective_epoch[]>(static_cast<std::size_t>(j->threads));
   j->body = std::move(body);
   j->argc = argc;
   j->argv = argv;

@@ -742,6 +742,64 @@ TEST_CASE("value_mismatch: a root outside THREADS and a short allgather span are
   CHECK(contains(gather.err, "`out` has 3 elements"));
   CHECK(names_location(gather.err, "value_mismatch",
                        line_of("value_mismatch", "@value_mismatch:gather")));
+
+TEST_CASE("upc_collective_misuse: disagreeing UPC collectives name both calls",
+          "[fault][upc_collectives]") {
+  // Each case: the argument, the two calls' markers, what the message must also say.
+  struct misuse_case {
+    const char* arg;
+    const char* mine;
+    const char* theirs;
+    const char* says;
+  };
+  for (const misuse_case& c :
+       {misuse_case{"nbytes", "@upc_collective_misuse:nbytes0", "@upc_collective_misuse:nbytes1",
+                    "nbytes=16"},
+        misuse_case{"nosync", "@upc_collective_misuse:nosync0", "@upc_collective_misuse:nosync1",
+                    "in_nosync|out_nosync"},
+        misuse_case{"other", "@upc_collective_misuse:other0", "@upc_collective_misuse:other1",
+                    "pgas::all_gather"},
+        misuse_case{"barrier", "@upc_collective_misuse:barrier0", "@upc_collective_misuse:barrier1",
+                    "pgas::barrier"}}) {
+    for (int n : {2, 3}) {
+      INFO(c.arg << " with " << n << " threads");
+      const result r = launch_program(n, "upc_collective_misuse", {c.arg});
+      require_exit(r, 1);
+      INFO(r);
+      CHECK(contains_nocase(r.err, "mismatch"));
+      CHECK(contains(r.err, c.says));
+      // Thread 0 and one of the others (whichever saw the disagreement first).
+      CHECK(names_thread(r.err, 0));
+      CHECK(matches(r.err, "thread [1-9]"));
+      CHECK(
+          names_location(r.err, "upc_collective_misuse", line_of("upc_collective_misuse", c.mine)));
+      CHECK(names_location(r.err, "upc_collective_misuse",
+                           line_of("upc_collective_misuse", c.theirs)));
+    }
+  }
+}
+
+TEST_CASE("upc_collective_misuse: bad arguments name the thread, the error and the call",
+          "[fault][upc_collectives]") {
+  struct misuse_case {
+    const char* arg;
+    const char* says;
+  };
+  for (const misuse_case& c :
+       {misuse_case{"null", "pgas::all_broadcast: dst is the null pointer-to-shared"},
+        misuse_case{"range", "pgas::all_broadcast src"},
+        misuse_case{"overlap", "pgas::all_exchange: src and dst overlap"},
+        misuse_case{"perm", "perm is not a permutation"}}) {
+    INFO(c.arg);
+    const int line =
+        line_of("upc_collective_misuse", std::string("@upc_collective_misuse:") + c.arg);
+    const result r = launch_program(3, "upc_collective_misuse", {c.arg});
+    require_exit(r, 1);
+    INFO(r);
+    CHECK(contains(r.err, c.says));
+    CHECK(matches(r.err, "thread [0-2] of 3"));
+    CHECK(names_location(r.err, "upc_collective_misuse", line));
+  }
 }
 
 TEST_CASE("alloc_exhaust: running out of shared memory is recoverable", "[run][alloc]") {

@@ -1,0 +1,205 @@
+// src/job/collective_epochs.cpp — the UPC collectives' per-thread epochs (see
+// collective_epochs.hpp): entering a call with its barrier-free agreement check, the MYSYNC
+// waits on one other thread, and the ALLSYNC barrier. A MYSYNC waiter escalates like a barrier
+// waiter (src/base/backoff.hpp) and, once asleep, checks every slice that the thread it waits
+// for can still come: not returned, not waiting at a barrier phase the waiter has not reached.
+
+#include "src/job/collective_epochs.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <functional>
+#include <string>
+
+#include <pgas/error.hpp>
+#include <pgas/runtime.hpp>
+
+#include "src/base/backoff.hpp"
+#include "src/base/os.hpp"
+#include "src/job/collective.hpp"
+#include "src/job/job.hpp"
+
+namespace pgas::detail {
+
+namespace {
+
+std::uint32_t call_hash(const char* name, std::string_view text) {
+  const std::size_t h =
+      std::hash<std::string_view>{}(name)*31 + std::hash<std::string_view>{}(text);
+  return static_cast<std::uint32_t>(h ^ (h >> 32));
+}
+
+std::string entry_text(const epoch_entry& e) {
+  std::string s;
+  for (const std::atomic<char>& c : e.text) {
+    const char ch = c.load(std::memory_order_relaxed);
+    if (ch == '\0') break;
+    s += ch;
+  }
+  return s;
+}
+
+// Another thread's entry for call k disagrees with ours: say both, if the entry still holds
+// call k after reading it (else it moved on and the caller looks no further).
+void report_disagreement(const epoch_call& c, std::string_view text, std::uint32_t phase, int t,
+                         const epoch_entry& o, std::uint64_t key) {
+  const char* name = o.name.load(std::memory_order_relaxed);
+  const char* file = o.file.load(std::memory_order_relaxed);
+  const std::uint32_t line = o.line.load(std::memory_order_relaxed);
+  const std::uint32_t other_phase = o.phase.load(std::memory_order_relaxed);
+  const std::string other_text = entry_text(o);
+  if (o.key.load(std::memory_order_acquire) != key) return;
+  std::string why;
+  if (other_phase != phase) {
+    why = fmt::format(
+        " (thread {} made it after {} barrier phases of the job, this thread after "
+        "{}: a barrier or collective call is missing on one of them)",
+        t, other_phase, phase);
+  }
+  misuse(fmt::format("collective mismatch: thread {} calls {}({}) at {}:{} as its UPC collective "
+                     "call {}, where this thread calls {}({}){}",
+                     t, name != nullptr ? name : "?", other_text, file != nullptr ? file : "?",
+                     line, c.k, c.name, text, why),
+         c.where);
+}
+
+struct wait_context {
+  const epoch_call* c;
+  int t;
+  const char* what;  // "enter" or "finish"
+};
+
+// Every sleep slice of a MYSYNC wait: can thread t still come?
+void check_waited(void* arg) {
+  const auto& w = *static_cast<const wait_context*>(arg);
+  job& j = *w.c->j;
+  const thread_record& r = j.record(w.t);
+  if (r.state.load(std::memory_order_acquire) == thread_state::returned) {
+    misuse(fmt::format("{} waits for thread {} to {} it (UPC collective call {}), but thread {} "
+                       "returned from its body",
+                       w.c->name, w.t, w.what, w.c->k, w.t),
+           w.c->where);
+  }
+  const wait_slot& s = r.blocked;
+  if (s.kind.load(std::memory_order_acquire) == wait_kind::barrier &&
+      s.arrived.load(std::memory_order_relaxed) &&
+      s.generation.load(std::memory_order_relaxed) ==
+          j.barrier.generation.load(std::memory_order_acquire)) {
+    // t waits for a phase this thread has not arrived at, and this thread waits for t.
+    const char* op = r.op.load(std::memory_order_relaxed);
+    const char* file = r.file.load(std::memory_order_relaxed);
+    misuse(fmt::format("collective mismatch: thread {} waits in {} at {}:{} while this thread "
+                       "waits for it to {} {} (UPC collective call {})",
+                       w.t, op != nullptr ? op : "?", file != nullptr ? file : "?",
+                       r.line.load(std::memory_order_relaxed), w.what, w.c->name, w.c->k),
+           w.c->where);
+  }
+}
+
+void wait_at_least(const epoch_call& c, int t, std::atomic<std::uint32_t>& word,
+                   std::atomic<std::uint32_t>& sleepers, const char* what) {
+  wait_context ctx{&c, t, what};
+  for (;;) {
+    const std::uint32_t v = word.load(std::memory_order_acquire);
+    if (static_cast<std::int32_t>(v - c.k) >= 0) return;
+    wait_while_equal(c.j->wait, word, v, sleepers, c.j->barrier.arrivals, check_waited, &ctx);
+  }
+}
+
+// Sequentially consistent on both sides (the waiter adds itself to `sleepers`, then reads the
+// word), so a waiter that went to sleep is always woken.
+void publish(std::atomic<std::uint32_t>& word, std::atomic<std::uint32_t>& sleepers,
+             std::uint32_t k) {
+  word.store(k, std::memory_order_seq_cst);
+  if (sleepers.load(std::memory_order_seq_cst) != 0) os_futex_wake(&word, INT_MAX);
+}
+
+}  // namespace
+
+epoch_call epoch_enter(const char* name, std::string_view text, const std::source_location& where) {
+  job& j = job_or_misuse(where, name);
+  const int me = mythread();
+  const thread_record& r = j.record(me);
+  if (r.notified) {
+    misuse(fmt::format("{} called between pgas::notify() at {}:{} and its pgas::wait(): UPC "
+                       "allows no collective call there",
+                       name, r.notify_file, r.notify_line),
+           where);
+  }
+  collective_epoch& mine = j.epoch(me);
+  const epoch_call c{&j, me, ++mine.calls, name, where};
+  // No barrier phase can complete while this thread is here (it has not arrived), so every
+  // thread reads the number of phases it has passed.
+  const std::uint32_t phase = j.barrier.generation.load(std::memory_order_acquire);
+  const std::uint32_t h = call_hash(name, text);
+  const std::size_t slot = c.k % epoch_ring_size;
+  epoch_entry& e = mine.ring[slot];
+  e.key.store(0, std::memory_order_relaxed);
+  e.name.store(name, std::memory_order_relaxed);
+  e.file.store(where.file_name(), std::memory_order_relaxed);
+  e.line.store(where.line(), std::memory_order_relaxed);
+  e.phase.store(phase, std::memory_order_relaxed);
+  const std::size_t n = std::min(text.size(), epoch_text_size - 1);
+  for (std::size_t i = 0; i < n; ++i)
+    e.text[i].store(text[i], std::memory_order_relaxed);
+  e.text[n].store('\0', std::memory_order_relaxed);
+  const std::uint64_t key = (std::uint64_t{c.k} << 32) | h;
+  e.key.store(key, std::memory_order_seq_cst);
+
+  for (int t = 0; t < j.threads; ++t) {
+    if (t == me) continue;
+    const epoch_entry& o = j.epoch(t).ring[slot];
+    const std::uint64_t other = o.key.load(std::memory_order_seq_cst);
+    if ((other >> 32) != c.k) continue;
+    if (other != key || o.phase.load(std::memory_order_relaxed) != phase) {
+      report_disagreement(c, text, phase, t, o, other);
+    }
+  }
+  publish(mine.entered, mine.entered_sleepers, c.k);
+  return c;
+}
+
+void epoch_wait_entered(const epoch_call& c, int t) {
+  if (t == c.me) return;
+  collective_epoch& e = c.j->epoch(t);
+  wait_at_least(c, t, e.entered, e.entered_sleepers, "enter");
+}
+
+void epoch_finish(const epoch_call& c) {
+  collective_epoch& mine = c.j->epoch(c.me);
+  publish(mine.done, mine.done_sleepers, c.k);
+}
+
+void epoch_wait_done(const epoch_call& c, int t) {
+  if (t == c.me) return;
+  collective_epoch& e = c.j->epoch(t);
+  wait_at_least(c, t, e.done, e.done_sleepers, "finish");
+}
+
+void* epoch_partial_slot(const epoch_call& c, int reader) {
+  collective_epoch& mine = c.j->epoch(c.me);
+  const std::size_t b = c.k % 2;
+  if (mine.partial_reader[b] >= 0) {
+    epoch_call previous = c;
+    previous.k = mine.partial_call[b];
+    epoch_wait_done(previous, mine.partial_reader[b]);
+  }
+  mine.partial_call[b] = c.k;
+  mine.partial_reader[b] = reader;
+  return mine.partial[b].data();
+}
+
+const void* epoch_partial_of(const epoch_call& c, int t) {
+  epoch_wait_done(c, t);
+  return c.j->epoch(t).partial[c.k % 2].data();
+}
+
+void epoch_barrier(const epoch_call& c, std::string_view text) {
+  const barrier_op op = agreement(op_kind::upc_collective, c.name, "arguments", text, c.where);
+  barrier_arrive(*c.j, op);
+  barrier_complete(*c.j);
+}
+
+}  // namespace pgas::detail

@@ -1,0 +1,67 @@
+// Integration program: misused UPC collectives (pgas/upc_collectives.hpp). The argument picks
+// the misuse; each ends the job with status 1 and a message naming the threads and the calls'
+// file:line (the @upc_collective_misuse markers):
+//   nbytes   thread 0 broadcasts 8 bytes, the others 16 (default flags: allsync)
+//   nosync   the same with in_nosync | out_nosync (no barrier at all)
+//   other    thread 0 calls all_broadcast, the others all_gather
+//   barrier  thread 0 calls all_exchange with in_mysync, the others pgas::barrier()
+//   null     every thread passes a null dst
+//   range    nbytes runs past the end of src's allocation
+//   overlap  src and dst of all_exchange overlap
+//   perm     all_permute's perm holds a thread twice
+#include <pgas/pgas.hpp>
+
+#include <string>
+
+int main(int argc, char** argv) {
+  const std::string what = argc > 1 ? argv[1] : "nbytes";
+  return pgas::run(argc, argv, [&] {
+    const int n = pgas::threads();
+    const pgas::shared_alloc a = pgas::all_alloc(static_cast<std::size_t>(n), 64);
+    const pgas::shared_alloc b = pgas::all_alloc(static_cast<std::size_t>(n), 64);
+    const auto src = pgas::sptr<char, pgas::indefinite>::from_parts(0, a.offset());
+    const auto dst = pgas::sptr<char>::from_parts(0, b.offset());
+    const auto all_src = pgas::sptr<char>::from_parts(0, a.offset());
+    const bool zero = pgas::mythread() == 0;
+    if (what == "nbytes") {
+      if (zero) {
+        pgas::all_broadcast(dst, src, 8);  // @upc_collective_misuse:nbytes0
+      } else {
+        pgas::all_broadcast(dst, src, 16);  // @upc_collective_misuse:nbytes1
+      }
+    } else if (what == "nosync") {
+      const pgas::coll_flags f = pgas::in_nosync | pgas::out_nosync;
+      if (zero) {
+        pgas::all_broadcast(dst, src, 8, f);  // @upc_collective_misuse:nosync0
+      } else {
+        pgas::all_broadcast(dst, src, 16, f);  // @upc_collective_misuse:nosync1
+      }
+    } else if (what == "other") {
+      if (zero) {
+        pgas::all_broadcast(dst, src, 4);  // @upc_collective_misuse:other0
+      } else {
+        pgas::all_gather(src, dst, 4);  // @upc_collective_misuse:other1
+      }
+    } else if (what == "barrier") {
+      if (zero) {
+        pgas::all_exchange(dst, all_src, 4, pgas::in_mysync);  // @upc_collective_misuse:barrier0
+      } else {
+        pgas::barrier();  // @upc_collective_misuse:barrier1
+      }
+    } else if (what == "null") {
+      pgas::all_broadcast(nullptr, src, 8);  // @upc_collective_misuse:null
+    } else if (what == "range") {
+      pgas::all_broadcast(dst, src, 100);  // @upc_collective_misuse:range
+    } else if (what == "overlap") {
+      const auto inside = pgas::sptr<char, pgas::indefinite>::from_parts(0, b.offset() + 1);
+      pgas::all_exchange(dst, inside, 4);  // @upc_collective_misuse:overlap
+    } else if (what == "perm") {
+      const pgas::shared_alloc p = pgas::all_alloc(static_cast<std::size_t>(n), sizeof(int));
+      const auto perm = pgas::sptr<int>::from_parts(0, p.offset());
+      perm[pgas::mythread()] = 0;
+      pgas::barrier();
+      pgas::all_permute(dst, all_src, perm, 4);  // @upc_collective_misuse:perm
+    }
+    pgas::barrier();
+  });
+}

@@ -47,6 +47,8 @@ PUBLIC = {
     "sync.hpp": "job",
     "lock.hpp": "job",
     "alloc.hpp": "objects",
+    "atomic.hpp": "objects",
+    "detail/atomic_apply.hpp": "objects",
     "sptr.hpp": "objects",
     "bulk.hpp": "objects",
     "forall.hpp": "objects",

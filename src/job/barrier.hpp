@@ -18,7 +18,9 @@ enum class op_kind : std::uint8_t {
   all_lock_free,
   all_alloc,
   all_free,
-  privatize
+  privatize,
+  atomicdomain_alloc,
+  atomicdomain_free
 };
 
 struct barrier_op {

@@ -152,6 +152,18 @@ constexpr atomic_ops operator|(atomic_op a, atomic_op b) noexcept {
   return atomic_ops(a) | atomic_ops(b);
 }
 
+namespace detail {
+template <class T, class P>
+struct is_sptr_to : std::false_type {};
+template <class T, std::size_t B>
+struct is_sptr_to<T, sptr<T, B>> : std::true_type {};
+/// What an operation of atomic_domain<T> takes as its target: a pgas::sptr<T, B> or a T&
+/// (never a temporary, a const element or another type).
+template <class Target, class T>
+concept atomic_target =
+    std::is_same_v<Target, T&> || is_sptr_to<T, std::remove_cvref_t<Target>>::value;
+}  // namespace detail
+
 /// UPC upc_all_atomicdomain_alloc. Collective: every thread passes the same arguments and gets
 /// the same domain. Misuse: no operations, unknown bits, bitwise operations for float/double,
 /// or threads that disagree. Throws std::bad_alloc when memory is exhausted.
@@ -230,12 +242,12 @@ class atomic_domain {
   /// UPC upc_atomic_strict / upc_atomic_relaxed on a T: applies `op` (exactly one operation)
   /// as in the table at the top; fetch_ptr, operand1 and operand2 may be null where the table
   /// says they are not used.
-  template <class Target>
+  template <detail::atomic_target<T> Target>
   void strict(T* fetch_ptr, atomic_op op, Target&& target, const T* operand1, const T* operand2,
               std::source_location where = std::source_location::current()) const {
     upc_form(fetch_ptr, op, address(target), operand1, operand2, atomic_order::strict, where);
   }
-  template <class Target>
+  template <detail::atomic_target<T> Target>
   void relaxed(T* fetch_ptr, atomic_op op, Target&& target, const T* operand1, const T* operand2,
                std::source_location where = std::source_location::current()) const {
     upc_form(fetch_ptr, op, address(target), operand1, operand2, atomic_order::relaxed, where);
@@ -244,32 +256,32 @@ class atomic_domain {
   // The operations by name. `t` is a pgas::sptr<T, B> or a T& in shared memory.
 
   /// GET.
-  template <class Target>
+  template <detail::atomic_target<T> Target>
   T load(Target&& t, atomic_order o = atomic_order::strict,
          std::source_location where = std::source_location::current()) const {
     return run(atomic_op::get, address(t), T(), o, where);
   }
   /// SET.
-  template <class Target>
+  template <detail::atomic_target<T> Target>
   void store(Target&& t, T v, atomic_order o = atomic_order::strict,
              std::source_location where = std::source_location::current()) const {
     (void)run(atomic_op::set, address(t), v, o, where);
   }
   /// SET, fetching the old value.
-  template <class Target>
+  template <detail::atomic_target<T> Target>
   T exchange(Target&& t, T v, atomic_order o = atomic_order::strict,
              std::source_location where = std::source_location::current()) const {
     return run(atomic_op::set, address(t), v, o, where);
   }
   /// CSWAP: stores `desired` when the element equals `expected`; returns the old value.
-  template <class Target>
+  template <detail::atomic_target<T> Target>
   T cswap(Target&& t, T expected, T desired, atomic_order o = atomic_order::strict,
           std::source_location where = std::source_location::current()) const {
     return run(atomic_op::cswap, address(t), expected, o, where, desired);
   }
   /// CSWAP in std::atomic's form: true when it stored `desired`; otherwise `expected` becomes
   /// the element's value.
-  template <class Target>
+  template <detail::atomic_target<T> Target>
   bool compare_exchange(Target&& t, T& expected, T desired, atomic_order o = atomic_order::strict,
                         std::source_location where = std::source_location::current()) const {
     const T old = run(atomic_op::cswap, address(t), expected, o, where, desired);
@@ -279,12 +291,12 @@ class atomic_domain {
   }
 
 #define PGASI_ATOMIC_BINARY(NAME, OP, FOP)                                             \
-  template <class Target>                                                              \
+  template <detail::atomic_target<T> Target>                                           \
   T fetch_##NAME(Target&& t, T v, atomic_order o = atomic_order::strict,               \
                  std::source_location where = std::source_location::current()) const { \
     return run(atomic_op::FOP, address(t), v, o, where);                               \
   }                                                                                    \
-  template <class Target>                                                              \
+  template <detail::atomic_target<T> Target>                                           \
   void NAME(Target&& t, T v, atomic_order o = atomic_order::strict,                    \
             std::source_location where = std::source_location::current()) const {      \
     (void)run(atomic_op::OP, address(t), v, o, where);                                 \
@@ -302,22 +314,22 @@ class atomic_domain {
 #undef PGASI_ATOMIC_BINARY
 
   /// FINC/INC and FDEC/DEC.
-  template <class Target>
+  template <detail::atomic_target<T> Target>
   T fetch_inc(Target&& t, atomic_order o = atomic_order::strict,
               std::source_location where = std::source_location::current()) const {
     return run(atomic_op::finc, address(t), T(), o, where);
   }
-  template <class Target>
+  template <detail::atomic_target<T> Target>
   void inc(Target&& t, atomic_order o = atomic_order::strict,
            std::source_location where = std::source_location::current()) const {
     (void)run(atomic_op::inc, address(t), T(), o, where);
   }
-  template <class Target>
+  template <detail::atomic_target<T> Target>
   T fetch_dec(Target&& t, atomic_order o = atomic_order::strict,
               std::source_location where = std::source_location::current()) const {
     return run(atomic_op::fdec, address(t), T(), o, where);
   }
-  template <class Target>
+  template <detail::atomic_target<T> Target>
   void dec(Target&& t, atomic_order o = atomic_order::strict,
            std::source_location where = std::source_location::current()) const {
     (void)run(atomic_op::dec, address(t), T(), o, where);

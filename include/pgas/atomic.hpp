@@ -2,14 +2,15 @@
 //
 // An atomic domain is made collectively for one element type and a set of operations; atomic
 // operations on an element are made through a domain. UPC's rule is that a location updated
-// atomically is accessed only through one domain while any thread uses it atomically (mixing
-// domains, or atomic and plain accesses, without a barrier in between is undefined in UPC;
-// here both domains act on the same hardware atomics, so such mixes are atomic too).
+// atomically is accessed only through one domain between two barriers. Here every domain
+// acts on the element's own hardware atomics, so two domains on one element are atomic with
+// respect to each other; a plain access concurrent with an atomic one is a data race, as in C++.
 //
 //   pgas::atomic_domain<long> d({pgas::atomic_op::fadd, pgas::atomic_op::cswap});  // collective
 //   pgas::shared_array<long> counters({pgas::threads()});
 //   long ticket = d.fetch_add(counters.ptr(0), 1);          // UPC_FADD, strict
 //   d.fetch_add(counters[0], 1, pgas::atomic_order::relaxed);  // same, relaxed
+//   const long one = 1;
 //   d.relaxed(&ticket, pgas::atomic_op::fadd, counters.ptr(0), &one, nullptr);  // UPC form
 //
 // UPC names.

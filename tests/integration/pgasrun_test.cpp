@@ -1292,6 +1292,18 @@ TEST_CASE("checked: dereferencing outside a live allocation ends the job", "[.ch
   }
 }
 
+TEST_CASE("checked: an atomic operation outside a live allocation names the call and its line",
+          "[.checked]") {
+  const int line = line_of("checked_access", "@checked:atomic_dangling");
+  const result r = launch_program(2, "checked_access", {"atomic_dangling"});
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(names_thread(r.err, 1));
+  CHECK(contains(r.err, "an atomic operation's target: 8 bytes at address"));
+  CHECK(contains_nocase(r.err, "not inside one live shared allocation"));
+  CHECK(names_location(r.err, "checked_access", line));
+}
+
 TEST_CASE("checked: freeing a local allocation that is not live ends the job", "[.checked]") {
   for (const std::string mode : {"double_free", "foreign_free"}) {
     const int line = line_of("checked_access", "@checked:" + mode);

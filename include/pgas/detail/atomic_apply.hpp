@@ -141,7 +141,7 @@ inline void atomic_check(const atomicdomain& d, std::uint32_t op, const T* targe
     atomic_refuse(&d, op, target, sizeof(T), where);
   }
   if constexpr (config::bounds_check) {
-    check_shared_range(offset, sizeof(T), "atomic operation on", &where);
+    check_shared_range(offset, sizeof(T), "an atomic operation's target", &where);
   }
 }
 

@@ -50,6 +50,8 @@ PUBLIC = {
     "collectives.hpp": "job",
     "detail/value_exchange.hpp": "job",
     "alloc.hpp": "objects",
+    "atomic.hpp": "objects",
+    "detail/atomic_apply.hpp": "objects",
     "sptr.hpp": "objects",
     "bulk.hpp": "objects",
     "castable.hpp": "objects",

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <pgas/alloc.hpp>
+#include <pgas/atomic.hpp>
 #include <pgas/bulk.hpp>
 #include <pgas/castable.hpp>
 #include <pgas/collectives.hpp>

@@ -1076,31 +1076,27 @@ TEST_CASE("pgasrun --dry-run prints the plan on stdout without running the progr
 // ---------------------------------------------------------------------------------------------
 // Shared arrays and pointers-to-shared: misuse every build catches, naming the call site.
 
-TEST_CASE("array_misuse: invalid layouts and pointers end the job at the caller's line",
-          "[fault][array]") {
-  struct misuse_case {
-    const char* mode;
-    std::vector<std::string> words;  // each must appear in the message (case-insensitive)
-    int thread;                      // the thread named, or -1 for any (collective calls)
-  };
-  const std::vector<misuse_case> cases = {
-      {"zero_extent", {"cannot create a shared array", "dimension 1 is zero"}, -1},
-      {"tile_volume", {"cannot create a shared array", "tiles of 1049600 elements"}, -1},
-      {"star_block", {"cannot create a shared array", "[*] gives blocks of 2097152"}, -1},
-      {"tiles", {"cannot create a shared array", "1 tile extents"}, -1},
-      {"from_parts", {"pointer-to-shared thread 2", "THREADS = 2"}, 1},
-      {"sptr_from", {"not in the shared space"}, 1},
-      {"thread_distance", {"thread_distance(0, 2)"}, 1},
-  };
+namespace {
+
+// A program whose MODE argument picks one misuse, made at the line with the marker
+// "@PROGRAM:MODE": the job ends with status 1, a message holding every word (case-insensitive)
+// and naming that line and `thread` (-1: either thread, for collective calls).
+struct misuse_case {
+  const char* mode;
+  std::vector<std::string> words;
+  int thread;
+};
+
+void check_misuse_cases(const std::string& program, const std::vector<misuse_case>& cases) {
   for (const auto& c : cases) {
-    const int line = line_of("array_misuse", std::string("@array_misuse:") + c.mode);
-    const result r = launch_program(2, "array_misuse", {c.mode});
-    INFO("pgasrun -n 2 array_misuse " << c.mode);
+    const int line = line_of(program, "@" + program + ":" + c.mode);
+    const result r = launch_program(2, program, {c.mode});
+    INFO("pgasrun -n 2 " << program << " " << c.mode);
     require_exit(r, 1);
     INFO(r);
     for (const auto& w : c.words)
       CHECK(contains_nocase(r.err, w));
-    CHECK(names_location(r.err, "array_misuse", line));
+    CHECK(names_location(r.err, program, line));
     if (c.thread >= 0) {
       CHECK(names_thread(r.err, c.thread));
     } else {
@@ -1108,6 +1104,23 @@ TEST_CASE("array_misuse: invalid layouts and pointers end the job at the caller'
     }
     CHECK_FALSE(contains_nocase(r.err, "uncaught"));
   }
+}
+
+}  // namespace
+
+TEST_CASE("array_misuse: invalid layouts and pointers end the job at the caller's line",
+          "[fault][array]") {
+  check_misuse_cases(
+      "array_misuse",
+      {
+          {"zero_extent", {"cannot create a shared array", "dimension 1 is zero"}, -1},
+          {"tile_volume", {"cannot create a shared array", "tiles of 1049600 elements"}, -1},
+          {"star_block", {"cannot create a shared array", "[*] gives blocks of 2097152"}, -1},
+          {"tiles", {"cannot create a shared array", "1 tile extents"}, -1},
+          {"from_parts", {"pointer-to-shared thread 2", "THREADS = 2"}, 1},
+          {"sptr_from", {"not in the shared space"}, 1},
+          {"thread_distance", {"thread_distance(0, 2)"}, 1},
+      });
 }
 
 // block_spec::cyclic(B) checks B itself and throws std::invalid_argument while the caller
@@ -1132,6 +1145,54 @@ TEST_CASE("array_misuse: threads creating differently shaped arrays are stopped"
   CHECK(names_thread(r.err, 0));
   CHECK(names_thread(r.err, 1));
   CHECK(names_location(r.err, "array_misuse", line));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Atomic domains (pgas/atomic.hpp): misuse every build catches, naming the call site.
+
+TEST_CASE("atomic_misuse: bad domains, operations and targets end the job at the caller's line",
+          "[fault][atomic]") {
+  check_misuse_cases(
+      "atomic_misuse",
+      {
+          {"not_in_set",
+           {"atomic FADD is not in the operations of atomic domain", "which are ADD"},
+           1},
+          {"bitwise_float", {"AND is not defined for double (UPC_DOUBLE)"}, -1},
+          {"bitwise_float_upc", {"atomic FXOR is not defined for double"}, 1},
+          {"freed", {"pgas::atomic_strict through atomic domain", "which was freed"}, 1},
+          {"not_shared", {"atomic ADD on target", "not in the shared space"}, 1},
+          {"misaligned", {"atomic ADD on target", "not aligned to its 8 bytes"}, 1},
+          {"null", {"atomic ADD on a null target"}, 1},
+      });
+}
+
+TEST_CASE("atomic_misuse: threads making different atomic domains are stopped", "[fault][atomic]") {
+  struct mismatch_case {
+    const char* mode;
+    std::string text0, text1;  // each thread's arguments in the report
+  };
+  const std::vector<mismatch_case> cases = {
+      {"mismatch_ops", "type=long (UPC_LONG), ops=FADD, hint=default",
+       "type=long (UPC_LONG), ops=CSWAP|FADD, hint=default"},
+      {"mismatch_type", "type=long (UPC_LONG), ops=FADD", "type=double (UPC_DOUBLE), ops=FADD"},
+  };
+  for (const auto& c : cases) {
+    const result r = launch_program(2, "atomic_misuse", {c.mode});
+    INFO("pgasrun -n 2 atomic_misuse " << c.mode);
+    require_exit(r, 1);
+    INFO(r);
+    CHECK(contains_nocase(r.err, "mismatch"));
+    CHECK(contains(r.err, "pgas::all_atomicdomain_alloc"));
+    CHECK(contains(r.err, c.text0));
+    CHECK(contains(r.err, c.text1));
+    CHECK(names_thread(r.err, 0));
+    CHECK(names_thread(r.err, 1));
+    for (int t : {0, 1}) {
+      const std::string marker = std::string("@atomic_misuse:") + c.mode + std::to_string(t);
+      CHECK(names_location(r.err, "atomic_misuse", line_of("atomic_misuse", marker)));
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1332,6 +1393,18 @@ TEST_CASE("checked: dereferencing outside a live allocation ends the job", "[.ch
     CHECK(contains_nocase(r.err, "dereferencing a pointer-to-shared"));
     CHECK(contains_nocase(r.err, "not inside one live shared allocation"));
   }
+}
+
+TEST_CASE("checked: an atomic operation outside a live allocation names the call and its line",
+          "[.checked]") {
+  const int line = line_of("checked_access", "@checked:atomic_dangling");
+  const result r = launch_program(2, "checked_access", {"atomic_dangling"});
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(names_thread(r.err, 1));
+  CHECK(contains(r.err, "an atomic operation's target: 8 bytes at address"));
+  CHECK(contains_nocase(r.err, "not inside one live shared allocation"));
+  CHECK(names_location(r.err, "checked_access", line));
 }
 
 TEST_CASE("checked: freeing a local allocation that is not live ends the job", "[.checked]") {

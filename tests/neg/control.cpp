@@ -44,3 +44,11 @@ void control_array() {
   const pgas::shared_array<int, 1, pgas::config::max_block> big({10});
   const pgas::shared_array<plain, 2> t({4, 4}, pgas::block_spec::tiles({2, 2}));
 }
+
+void control_atomic(const pgas::atomic_domain<long>& d, pgas::shared_array<long>& v,
+                    pgas::sptr<long, 4> p) {
+  const pgas::atomic_domain<float> f(pgas::atomic_op::fadd);  // a UPC atomic type
+  d.fetch_add(p, 1);                                          // a pointer-to-shared long
+  d.fetch_add(v.ptr(0), 1);                                   // any block size
+  d.fetch_add(v[0], 1);                                       // a shared element, by reference
+}

@@ -1,9 +1,9 @@
 // Integration program: accesses outside an allocation, caught only by checked builds
 // (-Dbounds_check=true or -Ddebug_level>=1). Usage: checked_access MODE, where MODE is index,
-// negative, rank1, ptr, deref, dangling, memget, memput, memcpy, memset_range, memset,
-// double_free or foreign_free (pgas::free of a local allocation already freed, or of a pointer
-// inside one that local_alloc never returned). Thread 1 makes the bad access at the line with
-// the MODE's marker while the others wait at a barrier; the job must end with status 1 naming
+// negative, rank1, ptr, deref, dangling, atomic_dangling, memget, memput, memcpy, memset_range,
+// memset, double_free or foreign_free (pgas::free of a local allocation already freed, or of a
+// pointer inside one that local_alloc never returned). Thread 1 makes the bad access at the line
+// with the MODE's marker while the others wait at a barrier; the job must end with status 1 naming
 // thread 1, what was wrong and (except for a dereference, which prints a backtrace) this file
 // and line.
 #include <cstring>
@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
       dangling = gone.ptr(5);
     }
     int j = 6;
+    const pgas::atomic_domain<double> d(pgas::atomic_op::add);
     if (pgas::mythread() == 1) {
       if (mode == "index") {
         a(2, j) = 1;  // @checked:index
@@ -38,6 +39,8 @@ int main(int argc, char** argv) {
         *p = 1;  // @checked:deref
       } else if (mode == "dangling") {
         *dangling = 1.0;  // @checked:dangling
+      } else if (mode == "atomic_dangling") {
+        d.add(dangling, 1.0);  // @checked:atomic_dangling
       } else if (mode == "memget") {
         pgas::memget(buffer.data(), a.ptr(3, 0), 100);  // @checked:memget
       } else if (mode == "memput") {

@@ -49,6 +49,7 @@ PUBLIC = {
     "alloc.hpp": "objects",
     "sptr.hpp": "objects",
     "bulk.hpp": "objects",
+    "nb.hpp": "objects",
     "forall.hpp": "objects",
     "shared_array.hpp": "objects",
     "privatize.hpp": "objects",

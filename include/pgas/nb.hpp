@@ -114,7 +114,7 @@ class nb_handle {
   /// True when the handle was completed (by sync or test) or moved from.
   [[nodiscard]] bool spent() const noexcept { return bits_ == spent_bits; }
 
-  // For src/objects/nb.cpp.
+  // Not part of the API: for src/objects/nb.cpp.
   static nb_handle from_op(detail::nb_op* op) noexcept {
     nb_handle h;
     h.bits_ = reinterpret_cast<std::uintptr_t>(op);

@@ -2,7 +2,9 @@
 // gets BYTES (default 64 MiB) from the last thread's segment with pgas::memget_nb while it runs
 // a compute loop that touches no memory, then syncs. Each rep times, side by side: the copy
 // alone (memget_nb, then sync at once), the compute loop alone, and both overlapped (memget_nb,
-// compute, sync); the blocking pgas::memget of the same bytes is the reference. The loop is
+// compute, sync); the blocking pgas::memget of the same bytes is the reference. Alone, the copy
+// is made by the engine and the syncing thread together (sync copies the pieces the engine has
+// not started), so it can beat the blocking memget where a second core is free. The loop is
 // calibrated to last as long as the blocking copy, so the overlap fraction
 //     (copy + compute - both) / min(copy, compute)
 // is 1 when the copy hides completely and 0 when nothing overlaps.

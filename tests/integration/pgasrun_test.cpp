@@ -1309,3 +1309,14 @@ TEST_CASE("nb_misuse leak: a handle kept past the job is reported, the status ke
   CHECK(contains(r.err, "warning: thread 1 of 2: 1 non-blocking transfer was never completed"));
   CHECK(names_location(r.err, "nb_misuse", line));
 }
+
+TEST_CASE("checked: a non-blocking copy outside its allocation names the call", "[.checked]") {
+  const int line = line_of("nb_misuse", "@nb:outside_alloc");
+  const result r = launch_program(2, "nb_misuse", {"outside_alloc"});
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(names_thread(r.err, 1));
+  CHECK(contains(r.err, "pgas::memget_nbi source"));
+  CHECK(contains_nocase(r.err, "not inside one live shared allocation"));
+  CHECK(names_location(r.err, "nb_misuse", line));
+}

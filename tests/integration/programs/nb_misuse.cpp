@@ -1,10 +1,11 @@
 // Integration program: misuse of the non-blocking transfers (pgas/nb.hpp). Usage: nb_misuse
 // MODE, where MODE is double_sync, test_after_sync, other_thread, discard, overlap, null_private,
-// null_shared, past_segment or leak. Thread 1 misuses at the line with the MODE's marker (for
-// other_thread, thread 0 syncs thread 1's handle; for discard, the marker is where the
-// discarded transfer started) while the others wait at a barrier; the job must end with status
-// 1 naming the thread, what was wrong and this file and line. leak keeps a handle past the job
-// in static storage: the job ends with status 0 and a warning naming the transfer's line.
+// null_shared, past_segment, outside_alloc (checked builds) or leak. Thread 1 misuses at the line
+// with the MODE's marker (for other_thread, thread 0 syncs thread 1's handle; for discard, the
+// marker is where the discarded transfer started) while the others wait at a barrier; the job must
+// end with status 1 naming the thread, what was wrong and this file and line. leak keeps a handle
+// past the job in static storage: the job ends with status 0 and a warning naming the transfer's
+// line.
 #include <string>
 #include <vector>
 
@@ -52,6 +53,9 @@ int main(int argc, char** argv) {
       } else if (mode == "past_segment") {
         // Far more bytes than thread 0's segment holds.
         pgas::memput_nbi(on(0, big - 8), buffer.data(), std::size_t{1} << 62);  // @nb:past_segment
+      } else if (mode == "outside_alloc") {
+        // Inside the segment but past the allocation: caught by checked builds only.
+        pgas::memget_nbi(buffer.data(), on(0, big - 8), 100);  // @nb:outside_alloc
       } else if (mode == "leak") {
         static std::vector<char> outlives_the_job(big);
         leaked = pgas::memget_nb(outlives_the_job.data(), on(0, 0), big);  // @nb:leak

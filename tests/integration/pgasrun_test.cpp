@@ -1320,3 +1320,15 @@ TEST_CASE("checked: a non-blocking copy outside its allocation names the call", 
   CHECK(contains_nocase(r.err, "not inside one live shared allocation"));
   CHECK(names_location(r.err, "nb_misuse", line));
 }
+
+TEST_CASE("nb_misuse engine_fault: a fault in a copy engine names the engine, not a UPC thread",
+          "[fault][nb]") {
+  const result r = launch_program(2, "nb_misuse", {"engine_fault"});
+  INFO(r);
+  REQUIRE_FALSE(r.hung);
+  REQUIRE_FALSE(r.exited);
+  CHECK(r.signal == SIGSEGV);
+  CHECK(contains(r.err, "SIGSEGV"));
+  CHECK(contains(r.err, "the copy engine of NUMA node"));
+  CHECK(contains(r.err, "(not one of the 2 UPC threads)"));
+}

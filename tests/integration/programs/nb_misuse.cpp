@@ -1,11 +1,13 @@
 // Integration program: misuse of the non-blocking transfers (pgas/nb.hpp). Usage: nb_misuse
 // MODE, where MODE is double_sync, test_after_sync, other_thread, discard, overlap, null_private,
-// null_shared, past_segment, outside_alloc (checked builds) or leak. Thread 1 misuses at the line
-// with the MODE's marker (for other_thread, thread 0 syncs thread 1's handle; for discard, the
-// marker is where the discarded transfer started) while the others wait at a barrier; the job must
-// end with status 1 naming the thread, what was wrong and this file and line. leak keeps a handle
-// past the job in static storage: the job ends with status 0 and a warning naming the transfer's
-// line.
+// null_shared, past_segment, outside_alloc (checked builds), engine_fault or leak. Thread 1 misuses
+// at the line with the MODE's marker (for other_thread, thread 0 syncs thread 1's handle; for
+// discard, the marker is where the discarded transfer started) while the others wait at a barrier;
+// the job must end with status 1 naming the thread, what was wrong and this file and line. leak
+// keeps a handle past the job in static storage: the job ends with status 0 and a warning naming
+// the transfer's line. engine_fault makes the copy engine fault: the job dies of SIGSEGV, the
+// report naming the engine.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,13 @@ int main(int argc, char** argv) {
       } else if (mode == "outside_alloc") {
         // Inside the segment but past the allocation: caught by checked builds only.
         pgas::memget_nbi(buffer.data(), on(0, big - 8), 100);  // @nb:outside_alloc
+      } else if (mode == "engine_fault") {
+        // A private destination the checks cannot judge (not null, not shared): the copy engine
+        // faults writing it, and the report must not blame a UPC thread.
+        auto* unmapped = reinterpret_cast<char*>(std::uintptr_t{4096});
+        pgas::memget_nbi(unmapped, on(0, 0), big);
+        while (!pgas::testi()) {  // testi() never copies: the engine does, and faults
+        }
       } else if (mode == "leak") {
         static std::vector<char> outlives_the_job(big);
         leaked = pgas::memget_nb(outlives_the_job.data(), on(0, 0), big);  // @nb:leak

@@ -30,7 +30,8 @@
 //   * The transfer interval runs from the initiating call to the return of the sync (or
 //     successful test) that completes it. During it the program must not read the destination
 //     nor write the source or the destination, from any thread; the bytes it would see or leave
-//     are indeterminate. This is not detected.
+//     are indeterminate. Both must stay allocated (a private buffer on the stack included) until
+//     the transfer completes. This is not detected.
 //   * Every handle that is not the complete handle must be completed exactly once, by sync() or
 //     a test() that returns true, on the thread that started the transfer. Misuse (always
 //     checked, pgas/error.hpp): syncing or testing a handle already completed or moved from,

@@ -96,8 +96,9 @@ fi
 
 # Every unit test program (the 'unit-tests' alias of tests/unit/meson.build).
 unit_targets=(unit-tests)
-# The 'checked' integration cases: pgasrun, its test driver and the program they launch.
-checked_targets=(tools/pgasrun tests/integration/pgasrun_test tests/integration/checked_access)
+# The 'checked' integration cases: pgasrun, its test driver and the programs they launch.
+checked_targets=(tools/pgasrun tests/integration/pgasrun_test tests/integration/checked_access
+  tests/integration/nb_misuse)
 
 for san in address,undefined thread; do
   dir=build-${san%%,*}

@@ -56,6 +56,7 @@ PUBLIC = {
     "bulk.hpp": "objects",
     "castable.hpp": "objects",
     "strict.hpp": "objects",
+    "nb.hpp": "objects",
     "forall.hpp": "objects",
     "shared_array.hpp": "objects",
     "privatize.hpp": "objects",

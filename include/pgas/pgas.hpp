@@ -26,6 +26,7 @@
 #include <pgas/forall.hpp>
 #include <pgas/layout.hpp>
 #include <pgas/lock.hpp>
+#include <pgas/nb.hpp>
 #include <pgas/privatize.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/shared_array.hpp>

@@ -27,7 +27,9 @@
 // thread issued before notify() (or barrier()) happens-before every memory operation any
 // thread issues after the matching wait() (or barrier()) returns. notify() itself is a release
 // operation; wait() is an acquire operation. This is UPC's rule that barriers imply
-// upc_fence, and makes relaxed shared accesses before the barrier visible after it.
+// upc_fence, and makes relaxed shared accesses before the barrier visible after it. A
+// non-blocking transfer (pgas/nb.hpp) still under way is not such an access: neither a barrier
+// nor fence() completes or orders it; complete it (pgas::sync, pgas::synci) before the barrier.
 #pragma once
 
 #include <pgas/detail/export.hpp>

@@ -29,7 +29,7 @@ constexpr std::string_view report_words[] = {"memory", "tables"};
 constexpr std::string_view tables_words[] = {"auto", "off"};
 
 // In env_id order (checked by env_row).
-constexpr std::array<env_var, 12> table = {{
+constexpr std::array<env_var, 13> table = {{
     {.id = env_id::threads,
      .name = "PGAS_THREADS",
      .kind = env_kind::integer,
@@ -127,6 +127,15 @@ constexpr std::array<env_var, 12> table = {{
                     "backtrace of every thread; the program then exits with status 124.",
      .lo = 0,
      .hi = 365 * 24 * 3600},
+    {.id = env_id::nb_threshold,
+     .name = "PGAS_NB_THRESHOLD",
+     .kind = env_kind::size,
+     .default_value = "1m",
+     .description = "Non-blocking transfers (pgas/nb.hpp) of at least this many bytes go to a "
+                    "copy engine thread and overlap the caller's work; smaller ones complete in "
+                    "the initiating call (off: all of them do).",
+     .lo = 1,
+     .keyword = "off"},
 }};
 
 [[noreturn]] void internal_error(std::string_view what) {

@@ -35,6 +35,7 @@ enum class env_id : std::uint8_t {
   report,
   tables,
   timeout,
+  nb_threshold,
 };
 
 /// What a variable holds; with the row's bounds, its parser. The C++ type each kind parses to

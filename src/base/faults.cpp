@@ -148,9 +148,16 @@ void on_terminate() {
 
 }  // namespace
 
-// A thread of the program's own inside a running job reads tls_mythread as 0: name it for what
-// it is rather than blame thread 0.
+// A thread of the program's own inside a running job reads tls_mythread as 0, and so does a
+// thread the runtime started for itself: name each for what it is rather than blame thread 0.
 void fault_who(fault_text& out) noexcept {
+  if (tls_runtime_thread != nullptr) {
+    out.add(tls_runtime_thread);
+    out.add(" (not one of the ");
+    out.add_int(job_threads);
+    out.add(" UPC threads)");
+    return;
+  }
   if (job_live.load(std::memory_order_acquire) && !tls_job_thread) {
     out.add("a thread the program started (not one of the ");
     out.add_int(job_threads);

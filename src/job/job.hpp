@@ -75,8 +75,9 @@ struct job {
   std::size_t shared_heap_limit = 0;  // 0: none
   bool report_memory = false;
   bool report_tables = false;
-  bool tables_auto = true;     // PGAS_TABLES: shared arrays may build automatic tables
-  double timeout_seconds = 0;  // PGAS_TIMEOUT; 0: none (src/job/watchdog.cpp)
+  bool tables_auto = true;       // PGAS_TABLES: shared arrays may build automatic tables
+  double timeout_seconds = 0;    // PGAS_TIMEOUT; 0: none (src/job/watchdog.cpp)
+  std::size_t nb_threshold = 0;  // PGAS_NB_THRESHOLD; SIZE_MAX: off (src/objects/nb.cpp)
   body_function body;
   int argc = 0;
   char** argv = nullptr;

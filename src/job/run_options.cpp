@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,8 @@ run_settings run_settings_read(const run_options& given) {
   }
   s.tables_auto = *env_read<std::string_view>(env_id::tables) == "auto";
   s.timeout_seconds = *env_read<double>(env_id::timeout);
+  s.nb_threshold =
+      env_read<std::size_t>(env_id::nb_threshold).value_or(std::numeric_limits<std::size_t>::max());
   if (*env_read<bool>(env_id::verbose)) s.verbose_dump = env_dump();
   for (const std::string& name : env_undeclared()) {
     s.warnings +=

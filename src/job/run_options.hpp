@@ -2,7 +2,8 @@
 //
 // Every variable declared in src/base/env.hpp is read here and nowhere else: the public
 // run_options (pgas::run_options::resolved) and the settings only the environment gives (spin,
-// stack size, shared heap limit, reports, tables mode, timeout, verbose dump), resolved together
+// stack size, shared heap limit, reports, tables mode, timeout, non-blocking threshold,
+// verbose dump), resolved together
 // into a run_settings that pgas::run configures the job from.
 #pragma once
 
@@ -24,6 +25,7 @@ struct run_settings {
   bool report_tables = false;         // PGAS_REPORT has tables
   bool tables_auto = true;            // PGAS_TABLES=auto
   double timeout_seconds = 0;         // PGAS_TIMEOUT; 0: none
+  std::size_t nb_threshold = 0;       // PGAS_NB_THRESHOLD; SIZE_MAX: off
   std::string verbose_dump;           // PGAS_VERBOSE: every variable with its value; else empty
   std::string warnings;               // one line per PGAS_* variable no row declares
 };

@@ -151,6 +151,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   j->report_tables = settings.report_tables;
   j->tables_auto = settings.tables_auto;
   j->timeout_seconds = settings.timeout_seconds;
+  j->nb_threshold = settings.nb_threshold;
   const run_options& o = j->options;
   j->threads = *o.threads;
   try {

@@ -1444,3 +1444,67 @@ TEST_CASE("checked: bulk copies outside an allocation name the call and its line
     CHECK(names_location(r.err, "checked_access", line));
   }
 }
+
+TEST_CASE("nb_misuse: misused non-blocking transfers end the job naming the call", "[fault][nb]") {
+  struct nb_case {
+    const char* mode;
+    int thread;        // the thread the report names
+    const char* what;  // what the report says
+  };
+  for (const nb_case c :
+       {nb_case{"double_sync", 1, "pgas::sync() of a handle already completed"},
+        nb_case{"test_after_sync", 1, "pgas::test() of a handle already completed"},
+        nb_case{"other_thread", 0, "of a handle that thread 1 started"},
+        nb_case{"discard", 1, "destroyed without pgas::sync()"},
+        nb_case{"overlap", 1, "pgas::memcpy_nbi: source and destination overlap"},
+        nb_case{"null_private", 1, "pgas::memget_nbi destination is a null pointer"},
+        nb_case{"null_shared", 1, "pgas::memset_nb destination is the null pointer-to-shared"},
+        nb_case{"past_segment", 1, "run past the end of its segment"}}) {
+    const int line = line_of("nb_misuse", std::string("@nb:") + c.mode);
+    for (int n : {2, 3}) {
+      const result r = launch_program(n, "nb_misuse", {c.mode});
+      INFO("pgasrun -n " << n << " nb_misuse " << c.mode);
+      require_exit(r, 1);
+      INFO(r);
+      CHECK(names_thread(r.err, c.thread));
+      CHECK(contains(r.err, c.what));
+      CHECK(names_location(r.err, "nb_misuse", line));
+      CHECK(lines_of(r.err).size() <= 2);  // the report, and no second one
+    }
+  }
+  // The other thread's handle: the report also says where that thread started the transfer.
+  const result r = launch_program(2, "nb_misuse", {"other_thread"});
+  CHECK(names_location(r.err, "nb_misuse", line_of("nb_misuse", "@nb:other_thread_start")));
+}
+
+TEST_CASE("nb_misuse leak: a handle kept past the job is reported, the status kept", "[run][nb]") {
+  const int line = line_of("nb_misuse", "@nb:leak");
+  const result r = launch_program(2, "nb_misuse", {"leak"});
+  require_exit(r, 0);
+  INFO(r);
+  CHECK(contains(r.err, "warning: thread 1 of 2: 1 non-blocking transfer was never completed"));
+  CHECK(names_location(r.err, "nb_misuse", line));
+}
+
+TEST_CASE("checked: a non-blocking copy outside its allocation names the call", "[.checked]") {
+  const int line = line_of("nb_misuse", "@nb:outside_alloc");
+  const result r = launch_program(2, "nb_misuse", {"outside_alloc"});
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(names_thread(r.err, 1));
+  CHECK(contains(r.err, "pgas::memget_nbi source"));
+  CHECK(contains_nocase(r.err, "not inside one live shared allocation"));
+  CHECK(names_location(r.err, "nb_misuse", line));
+}
+
+TEST_CASE("nb_misuse engine_fault: a fault in a copy engine names the engine, not a UPC thread",
+          "[fault][nb]") {
+  const result r = launch_program(2, "nb_misuse", {"engine_fault"});
+  INFO(r);
+  REQUIRE_FALSE(r.hung);
+  REQUIRE_FALSE(r.exited);
+  CHECK(r.signal == SIGSEGV);
+  CHECK(contains(r.err, "SIGSEGV"));
+  CHECK(contains(r.err, "the copy engine of NUMA node"));
+  CHECK(contains(r.err, "(not one of the 2 UPC threads)"));
+}

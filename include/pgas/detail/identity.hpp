@@ -21,6 +21,11 @@ PGAS_API extern int job_threads;
 // the job runs; false in threads the program starts itself (a std::thread inside the body),
 // which read tls_mythread as 0 but are not thread 0. Read by fault reports to name the thread.
 extern thread_local constinit bool tls_job_thread __attribute__((tls_model("initial-exec")));
+// In a thread the runtime starts for its own work (a copy engine of pgas/nb.hpp), what reports
+// call it ("the copy engine of NUMA node 0"); null in every other thread. Such threads are not
+// UPC threads: tls_job_thread is false in them.
+extern thread_local constinit const char* tls_runtime_thread
+    __attribute__((tls_model("initial-exec")));
 // True from the moment a job's state is complete until it is torn down.
 extern std::atomic<bool> job_live;
 

@@ -42,7 +42,7 @@ std::string message_of(env_id id, std::string_view text, std::string_view what =
 
 TEST_CASE("every variable is declared once, in env_id order, with a description", "[env]") {
   const auto table = env_table();
-  REQUIRE(table.size() == 12);
+  REQUIRE(table.size() == 13);
   for (std::size_t i = 0; i < table.size(); ++i) {
     INFO(table[i].name);
     CHECK(static_cast<std::size_t>(table[i].id) == i);
@@ -56,6 +56,7 @@ TEST_CASE("every variable is declared once, in env_id order, with a description"
   CHECK(env_row(env_id::threads).name == "PGAS_THREADS");
   CHECK(env_row(env_id::tables).name == "PGAS_TABLES");
   CHECK(env_row(env_id::timeout).name == "PGAS_TIMEOUT");
+  CHECK(env_row(env_id::nb_threshold).name == "PGAS_NB_THRESHOLD");
 }
 
 TEST_CASE("every row parses its default", "[env]") {
@@ -85,6 +86,7 @@ TEST_CASE("unset variables read as their parsed defaults", "[env]") {
   CHECK_FALSE(env_read<std::vector<std::string_view>>(env_id::report).has_value());
   CHECK(env_read<std::string_view>(env_id::tables) == "auto");
   CHECK(env_read<double>(env_id::timeout) == 0.0);
+  CHECK(env_read<std::size_t>(env_id::nb_threshold) == std::size_t{1} << 20);
 }
 
 TEST_CASE("env_raw treats unset and empty alike", "[env]") {
@@ -111,6 +113,7 @@ TEST_CASE("set variables are parsed by their row", "[env]") {
   scoped_env tables("PGAS_TABLES", "off");
   scoped_env verbose("PGAS_VERBOSE", "yes");
   scoped_env timeout("PGAS_TIMEOUT", "1.5");
+  scoped_env nb("PGAS_NB_THRESHOLD", "64k");
   CHECK(env_read<long>(env_id::threads) == 12);
   CHECK(env_read<long>(env_id::spin) == 0);
   CHECK(env_read<std::size_t>(env_id::stack_size) == std::size_t{2} << 20);
@@ -120,6 +123,9 @@ TEST_CASE("set variables are parsed by their row", "[env]") {
   CHECK(env_read<std::string_view>(env_id::tables) == "off");
   CHECK(env_read<bool>(env_id::verbose) == true);
   CHECK(env_read<double>(env_id::timeout) == 1.5);
+  CHECK(env_read<std::size_t>(env_id::nb_threshold) == std::size_t{64} << 10);
+  scoped_env nb_off("PGAS_NB_THRESHOLD", "off");
+  CHECK_FALSE(env_read<std::size_t>(env_id::nb_threshold).has_value());
 }
 
 TEST_CASE("malformed values are rejected naming the variable and what it accepts", "[env]") {

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -113,8 +114,10 @@ TEST_CASE("the settings only the environment gives are read strictly", "[run_opt
   ::setenv("PGAS_TABLES", "off", 1);
   ::setenv("PGAS_VERBOSE", "1", 1);
   ::setenv("PGAS_TIMEOUT", "2.5", 1);
+  ::setenv("PGAS_NB_THRESHOLD", "8k", 1);
   run_settings s = run_settings_read({});
   CHECK(s.timeout_seconds == 2.5);
+  CHECK(s.nb_threshold == 8192);
   CHECK(s.spin == 123);
   CHECK(s.stack_bytes == 256 * 1024);
   CHECK(s.shared_heap_limit == 1024 * 1024);
@@ -128,8 +131,10 @@ TEST_CASE("the settings only the environment gives are read strictly", "[run_opt
   ::setenv("PGAS_SHARED_HEAP_SIZE", "unlimited", 1);
   ::setenv("PGAS_REPORT", "tables", 1);
   ::unsetenv("PGAS_TIMEOUT");
+  ::setenv("PGAS_NB_THRESHOLD", "off", 1);
   s = run_settings_read({});
   CHECK(s.timeout_seconds == 0);
+  CHECK(s.nb_threshold == SIZE_MAX);
   CHECK_FALSE(s.spin.has_value());
   CHECK(s.shared_heap_limit == 0);
   CHECK_FALSE(s.report_memory);

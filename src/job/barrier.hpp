@@ -27,7 +27,7 @@ enum class op_kind : std::uint8_t {
   value_exscan,
   value_allgather,
   value_allreduce_span,
-  upc_collective  // the ALLSYNC barriers of pgas/upc_collectives.hpp,
+  upc_collective,  // the ALLSYNC barriers of pgas/upc_collectives.hpp
   atomicdomain_alloc,
   atomicdomain_free
 };

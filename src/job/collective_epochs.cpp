@@ -101,11 +101,8 @@ void check_waited(void* arg) {
 void wait_at_least(const epoch_call& c, int t, std::atomic<std::uint32_t>& word,
                    std::atomic<std::uint32_t>& sleepers, const char* what) {
   wait_context ctx{&c, t, what};
-  for (;;) {
-    const std::uint32_t v = word.load(std::memory_order_acquire);
-    if (static_cast<std::int32_t>(v - c.k) >= 0) return;
-    wait_while_equal(c.j->wait, word, v, sleepers, c.j->barrier.arrivals, check_waited, &ctx);
-  }
+  if (wait_reached(word, c.k)) return;
+  wait_until(c.j->wait, word, c.k, sleepers, c.j->barrier.arrivals, check_waited, &ctx);
 }
 
 // Sequentially consistent on both sides (the waiter adds itself to `sleepers`, then reads the

@@ -57,8 +57,7 @@ void nb_op_finish(nb_op& op) noexcept {
   nb_op_work(op);
   // Nothing here to check for deadlock: an engine always finishes the piece it holds.
   static const std::atomic<std::uint64_t> no_progress{0};
-  for (std::uint32_t d; (d = op.done.load(std::memory_order_acquire)) != op.pieces;)
-    wait_while_equal(job_wait_policy(), op.done, d, op.sleepers, no_progress, nullptr, nullptr);
+  wait_until(job_wait_policy(), op.done, op.pieces, op.sleepers, no_progress, nullptr, nullptr);
 }
 
 void nb_op_release(nb_op* op) noexcept {

@@ -742,6 +742,7 @@ TEST_CASE("value_mismatch: a root outside THREADS and a short allgather span are
   CHECK(contains(gather.err, "`out` has 3 elements"));
   CHECK(names_location(gather.err, "value_mismatch",
                        line_of("value_mismatch", "@value_mismatch:gather")));
+}
 
 TEST_CASE("upc_collective_misuse: disagreeing UPC collectives name both calls",
           "[fault][upc_collectives]") {

@@ -173,13 +173,16 @@ void barrier_arrive(job& j, const barrier_op& op) {
   const std::uint64_t sense = sense_of(generation);
   const auto n = static_cast<std::uint32_t>(j.threads);
   const auto kind = static_cast<std::uint8_t>(op.kind);
-  // The first guess is an empty word (this thread arrives first). Reading the word before the
-  // CAS would fetch its line shared and the CAS would need a second transfer to own it; a CAS
-  // that fails instead returns the word with the line owned, so the retry usually succeeds
-  // without another transfer.
-  std::uint64_t w = sense;
-  std::uint32_t count = 1;
-  std::uint64_t next = sense | pack(1, kind, op.has_id, op.id);
+  // The CAS starts from a guess instead of a read: a read would fetch the line shared and the
+  // CAS would need a second transfer to own it, while a CAS that fails returns the word with
+  // the line owned, so the retry usually succeeds without another transfer. A small job, whose
+  // waiters spin on this word and would take the line back between a failed CAS and its retry,
+  // guesses that this thread arrives last after the others made the same call: the last
+  // arrival is the one on the critical path. A larger job guesses the empty word.
+  const bool guess_last = n > 1 && j.threads <= arrival_spin_threads;
+  std::uint32_t count = guess_last ? n : 1;
+  std::uint64_t w = sense | (guess_last ? pack(n - 1, kind, op.has_id, op.id) : 0);
+  std::uint64_t next = sense | pack(count, kind, op.has_id, op.id);
   for (;;) {
     // The last arriver of a phase without a `last` hook releases it in the same CAS: the
     // count goes back to 0 and the sense flips.

@@ -208,15 +208,15 @@ void barrier_arrive(job& j, const barrier_op& op) {
       op.last(op.last_arg);
       b.arrivals.store(sense ^ sense_bit, std::memory_order_release);
     }
-    // A release store, not a sequentially consistent one: on x86 the latter is an xchg that
-    // stalls until every waiter's copy of the line is invalidated. The price: the sleepers load
-    // below may be ordered before the store, so a thread that has just started to sleep can
-    // miss this wake-up. The futex re-checks the generation in the kernel, and sleepers wake
-    // every sleep_slice_ns anyway, so a missed wake-up costs at most one slice and never
-    // hangs. Oversubscribed, where threads sleep at almost every barrier and a barrier costs
-    // microseconds, a fence closes that window.
+    // The generation store is a release store, then a full fence orders it before the
+    // sleepers load: a waiter adds itself to the sleepers and then re-reads the generation
+    // (both sequentially consistent), so either it sees this phase released or this thread sees
+    // it asleep and wakes it. Without the fence x86 may perform the load before the store
+    // becomes visible, and a waiter that had just gone to sleep would lose a whole sleep slice
+    // (50 ms). Waiters of a 2-thread job are already released by the CAS above, so the fence
+    // delays only this thread's return.
     b.generation.store(generation + 1, std::memory_order_release);
-    if (j.oversubscribed) std::atomic_thread_fence(std::memory_order_seq_cst);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     if (b.sleepers.load(std::memory_order_relaxed) != 0) os_futex_wake(&b.generation, INT_MAX);
     return;
   }

@@ -206,18 +206,18 @@ void barrier_arrive(job& j, const barrier_op& op) {
     // nobody can arrive at the next phase) until the hook has run.
     if (op.last != nullptr) {
       op.last(op.last_arg);
-      b.arrivals.store(sense ^ sense_bit, std::memory_order_release);
+      // Sequentially consistent, as the CAS that releases a phase without a hook: see below.
+      b.arrivals.store(sense ^ sense_bit, std::memory_order_seq_cst);
     }
-    // The generation store is a release store, then a full fence orders it before the
-    // sleepers load: a waiter adds itself to the sleepers and then re-reads the generation
-    // (both sequentially consistent), so either it sees this phase released or this thread sees
-    // it asleep and wakes it. Without the fence x86 may perform the load before the store
-    // becomes visible, and a waiter that had just gone to sleep would lose a whole sleep slice
-    // (50 ms). Waiters of a 2-thread job are already released by the CAS above, so the fence
-    // delays only this thread's return.
+    // Wake-ups need no fence. A sleeper adds itself to the sleepers and then reads the sense
+    // bit, both sequentially consistent; the release above (a locked CAS or an xchg on x86)
+    // comes before this sequentially consistent load of the sleepers (a plain load on x86).
+    // In the single order of those operations either the sleeper's increment comes first, and
+    // this load sees it, or the release does, and the sleeper sees the flipped sense and does
+    // not sleep. The generation store after the load is what sleepers wait on in the kernel.
+    const bool sleeping = b.sleepers.load(std::memory_order_seq_cst) != 0;
     b.generation.store(generation + 1, std::memory_order_release);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (b.sleepers.load(std::memory_order_relaxed) != 0) os_futex_wake(&b.generation, INT_MAX);
+    if (sleeping) os_futex_wake(&b.generation, INT_MAX);
     return;
   }
   // A thread that has returned will never arrive: pairs with barrier_thread_returned (both
@@ -229,22 +229,46 @@ void barrier_complete(job& j) {
   thread_record& me = j.record(mythread());
   barrier_state& b = j.barrier;
   const std::uint32_t target = me.wait_generation + 1;
-  if (!wait_reached(b.generation, target)) {
-    wait_policy p = j.wait;
-    bool released = false;
+  // The sense bit flips when the phase is released, before the generation moves (see
+  // barrier_arrive).
+  const std::uint64_t pending = sense_of(me.wait_generation);
+  const auto released = [&b, pending] {
+    return (b.arrivals.load(std::memory_order_seq_cst) & sense_bit) != pending;
+  };
+  if (!released()) {
+    backoff bo(j.wait);
     if (j.threads <= arrival_spin_threads && !j.oversubscribed) {
-      // The sense bit flips before the generation moves (see barrier_arrive).
-      const std::uint64_t pending = sense_of(me.wait_generation);
-      backoff bo(p);
-      while (!(released = (b.arrivals.load(std::memory_order_acquire) & sense_bit) != pending) &&
-             bo.step(b.arrivals)) {
+      while (!released() && bo.step(b.arrivals)) {
       }
-      p = {.spin = 0, .yields = 0};  // spent here
+    } else {
+      while (!wait_reached(b.generation, target) && bo.step(b.arrivals)) {
+      }
     }
-    if (!released)
-      wait_until(p, b.generation, target, b.sleepers, b.arrivals, barrier_sleeping, &j);
+    if (!released()) {
+      // Sleep on the generation; see barrier_arrive for why no wake-up is missed.
+      b.sleepers.fetch_add(1, std::memory_order_seq_cst);
+      for (;;) {
+        const std::uint32_t seen = b.generation.load(std::memory_order_seq_cst);
+        if (released()) break;
+        os_futex_wait(&b.generation, seen, wait_sleep_slice_ns);
+        if (!released()) barrier_sleeping(&j);
+      }
+      b.sleepers.fetch_sub(1, std::memory_order_relaxed);
+    }
     if (me.blocked.kind.load(std::memory_order_relaxed) != wait_kind::none) {
       wait_graph_leave(j, mythread());
+    }
+  }
+  // Larger jobs also see the generation reach this phase before they leave (the last arriver
+  // stores it right after the release), so that a thread past the barrier never observes the
+  // job's phase behind its own (the deadlock checks compare them).
+  if (j.threads > arrival_spin_threads) {
+    while (!wait_reached(b.generation, target)) {
+      if (j.oversubscribed) {
+        os_yield();  // the last arriver may have lost its CPU between the two stores
+      } else {
+        os_pause();
+      }
     }
   }
   me.wait_generation = target;

@@ -21,12 +21,15 @@
 // print_result. The PGAS variants run inside pgas::run (collectively); seq and openmp do not.
 #pragma once
 
+#include <sys/mman.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <pgas/runtime.hpp>
 #include <stdexcept>
@@ -81,6 +84,38 @@ inline int openmp_threads() {
     std::exit(2);
   }
 }
+
+/// The allocator of the seq and openmp variants' arrays: memory as the shared arrays get it
+/// (alloc/space.cpp), aligned to 2 MiB and advised into transparent huge pages, so that a
+/// comparison measures address translation and not page size or alignment (a vector's 16-byte
+/// alignment splits every other 64-byte AVX-512 load across two cache lines: matmul's seq ran
+/// 1.4x its PGAS variants for that alone). Elements are default-initialised (left as they are):
+/// the kernels write every one before use.
+template <class T>
+struct plain_allocator {
+  using value_type = T;
+  plain_allocator() = default;
+  template <class U>
+  plain_allocator(const plain_allocator<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    constexpr std::size_t huge = std::size_t{2} << 20;
+    const std::size_t bytes = (n * sizeof(T) + huge - 1) / huge * huge;
+    void* p = std::aligned_alloc(huge, bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    madvise(p, bytes, MADV_HUGEPAGE);  // advice only: without THP, plain pages
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t) noexcept { std::free(p); }
+  template <class U>
+  void construct(U*) noexcept {}  // default-initialise
+  template <class U, class V>
+  void construct(U* p, const V& v) {
+    ::new (static_cast<void*>(p)) U(v);
+  }
+  friend bool operator==(plain_allocator, plain_allocator) { return true; }
+};
+template <class T>
+using plain_vector = std::vector<T, plain_allocator<T>>;
 
 struct timing {
   double median = 0, min = 0, max = 0;

@@ -36,7 +36,7 @@ int bt_value(std::size_t j, std::size_t k) {
 // variant is verified against products computed from them.
 struct plain_inputs {
   std::size_t n;
-  std::vector<int> a, bt;
+  pgas::kernels::plain_vector<int> a, bt;
   explicit plain_inputs(std::size_t size) : n(size), a(size * size), bt(size * size) {
     for (std::size_t i = 0; i < n; ++i) {
       for (std::size_t k = 0; k < n; ++k) {
@@ -114,7 +114,7 @@ void multiply_plain(const int* a, const int* bt, int* c, std::size_t n, std::siz
 
 int run_plain(const kernel_args& args, const plain_inputs& in) {
   const std::size_t n = args.size;
-  std::vector<int> c(n * n);
+  pgas::kernels::plain_vector<int> c(n * n);
   const bool omp = args.variant == "openmp";
   const int nt = omp ? pgas::kernels::openmp_threads() : 1;
   const int *a = in.a.data(), *bt = in.bt.data();

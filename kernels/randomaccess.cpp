@@ -4,8 +4,6 @@
 // Variants (kernels/harness.hpp): seq and openmp on plain memory; naive, privatized, tables
 // and auto on `shared [R*size] uint32_t T[size][size]`, R = ceil(size / THREADS).
 // Entry point: main() parses the contract's options and runs the variant; GUP/s in the JSON.
-#include <sys/mman.h>
-
 #include <omp.h>
 
 #include <algorithm>
@@ -13,7 +11,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -169,30 +166,10 @@ int report(const pk::kernel_args& a, int threads, const pk::timing& t, std::uint
 
 // --- seq and openmp: plain memory ----------------------------------------------------------
 //
-// The plain table asks for transparent huge pages, as the shared segments do (alloc/space.cpp):
-// otherwise the baselines would pay a TLB miss per update that the PGAS variants
-// do not, and the comparison would measure page size instead of address translation. The
-// allocator also leaves the words uninitialised: init_row writes every one.
-template <class T>
-struct huge_page_allocator {
-  using value_type = T;
-  huge_page_allocator() = default;
-  template <class U>
-  huge_page_allocator(const huge_page_allocator<U>&) noexcept {}
-  T* allocate(std::size_t n) {
-    constexpr std::size_t huge = std::size_t{2} << 20;
-    const std::size_t bytes = (n * sizeof(T) + huge - 1) / huge * huge;
-    void* p = std::aligned_alloc(huge, bytes);
-    if (p == nullptr) throw std::bad_alloc();
-    madvise(p, bytes, MADV_HUGEPAGE);  // advice only: without THP, plain pages
-    return static_cast<T*>(p);
-  }
-  void deallocate(T* p, std::size_t) noexcept { std::free(p); }
-  template <class U>
-  void construct(U*) noexcept {}  // default-initialise: leave the word as it is
-  friend bool operator==(huge_page_allocator, huge_page_allocator) { return true; }
-};
-using plain_table = std::vector<std::uint32_t, huge_page_allocator<std::uint32_t>>;
+// The plain table lives in huge pages, as the shared arrays do (pk::plain_allocator): otherwise
+// the baselines would pay a TLB miss per update that the PGAS variants do not, and the
+// comparison would measure page size instead of address translation.
+using plain_table = pk::plain_vector<std::uint32_t>;
 
 // Row i of the initial table: T[i][j] = i*size + j.
 void init_row(std::uint32_t* row, std::size_t i, std::size_t size) {

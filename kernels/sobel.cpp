@@ -108,8 +108,8 @@ u8 input_pixel(std::size_t i, std::size_t j, std::size_t n) {
   return static_cast<u8>(((i * 7) ^ (j * 13)) & 0xff);
 }
 
-std::vector<u8> input_image(std::size_t n) {
-  std::vector<u8> in(n * n);
+pgas::kernels::plain_vector<u8> input_image(std::size_t n) {
+  pgas::kernels::plain_vector<u8> in(n * n);
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < n; ++j)
       in[i * n + j] = input_pixel(i, j, n);
@@ -122,7 +122,7 @@ std::vector<u8> input_image(std::size_t n) {
 std::vector<u8> reference(std::size_t n) {
   static constexpr int gx[3][3] = {{-1, 0, 1}, {-2, 0, 2}, {-1, 0, 1}};
   static constexpr int gy[3][3] = {{-1, -2, -1}, {0, 0, 0}, {1, 2, 1}};
-  const std::vector<u8> in = input_image(n);
+  const auto in = input_image(n);
   std::vector<u8> out(n * n, 0);
   for (std::size_t i = 1; i + 1 < n; ++i) {
     for (std::size_t j = 1; j + 1 < n; ++j) {
@@ -158,19 +158,20 @@ void plain_row(const u8* in, u8* out, std::size_t n, std::size_t i) {
 
 int run_seq(const kernel_args& a) {
   const std::size_t n = a.size;
-  const std::vector<u8> in = input_image(n);
-  std::vector<u8> out(n * n);
+  const auto in = input_image(n);
+  pgas::kernels::plain_vector<u8> out(n * n);
   const auto t = pgas::kernels::time_reps(a.reps, [&] {
     for (std::size_t i = 0; i < n; ++i)
       plain_row(in.data(), out.data(), n, i);
   });
-  return pgas::kernels::print_result(a, 1, t, out == reference(n), extra_fields(a, t));
+  return pgas::kernels::print_result(a, 1, t, std::ranges::equal(out, reference(n)),
+                                     extra_fields(a, t));
 }
 
 int run_openmp(const kernel_args& a) {
   const std::size_t n = a.size;
   const int nt = pgas::kernels::openmp_threads();
-  std::vector<u8> in(n * n), out(n * n);
+  pgas::kernels::plain_vector<u8> in(n * n), out(n * n);
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (std::size_t i = 0; i < n; ++i) {  // first touch by the thread that computes the row
     for (std::size_t j = 0; j < n; ++j)
@@ -181,7 +182,8 @@ int run_openmp(const kernel_args& a) {
     for (std::size_t i = 0; i < n; ++i)
       plain_row(in.data(), out.data(), n, i);
   });
-  return pgas::kernels::print_result(a, nt, t, out == reference(n), extra_fields(a, t));
+  return pgas::kernels::print_result(a, nt, t, std::ranges::equal(out, reference(n)),
+                                     extra_fields(a, t));
 }
 
 // --- the PGAS variants: row bands of shared arrays ----------------------------------------

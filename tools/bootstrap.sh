@@ -53,7 +53,12 @@ if [ "$mode" = demo ]; then
   ninja -C build
   echo
   echo "== pgas-bench --quick: Table I and the scaling table on this machine"
-  build/tools/pgas-bench --quick --out build/pgas-bench-quick
+  # Status 3 is the baseline check (a seq more than 5 % slower than its plain C loop): at the
+  # demonstration's small sizes and few repetitions that can be the machine's noise, so the demo
+  # shows it and still succeeds; every other failure fails the demo.
+  status=0
+  build/tools/pgas-bench --quick --out build/pgas-bench-quick || status=$?
+  [ "$status" -eq 0 ] || [ "$status" -eq 3 ] || exit "$status"
   exit 0
 fi
 

@@ -140,6 +140,25 @@ value_call value_call_of(value_kind kind, int root, std::size_t count) {
                     count, name_of<T>(), std::is_void_v<Op> ? nullptr : name_of<Op>()};
 }
 
+// reduce and allreduce: the exchange of `v`, then the left fold of every thread's value (the
+// one combined by the last arriver for small T, else folded here from the slots).
+template <class T, class Op>
+T value_reduce(value_kind kind, int root, const T& v, const Op& op,
+               const std::source_location& where) {
+  auto c = value_call_of<T, Op>(kind, root, 1);
+  if constexpr (value_combined_once<T>) {
+    c.combine = &value_combine_fold<T, Op>;
+    c.op_object = &op;
+  }
+  const value_view w = value_exchange(c, &v, nullptr, where);
+  if (kind == value_kind::reduce && mythread() != root) return v;
+  if constexpr (value_combined_once<T>) {
+    return value_load<T>(w.result);
+  } else {
+    return value_fold<T>(w, threads(), op);
+  }
+}
+
 }  // namespace detail
 
 /// Thread `root`'s `v`, on every thread (UPC upc_all_broadcast). The other threads' `v` is
@@ -165,18 +184,7 @@ template <detail::collective_value T, class Op>
 requires detail::collective_op<Op, T>
 [[nodiscard]] T reduce(const T& v, Op op, int root,
                        std::source_location where = std::source_location::current()) {
-  auto c = detail::value_call_of<T, Op>(detail::value_kind::reduce, root, 1);
-  if constexpr (detail::value_combined_once<T>) {
-    c.combine = &detail::value_combine_fold<T, Op>;
-    c.op_object = &op;
-  }
-  const detail::value_view w = detail::value_exchange(c, &v, nullptr, where);
-  if (mythread() != root) return v;
-  if constexpr (detail::value_combined_once<T>) {
-    return detail::value_load<T>(w.result);
-  } else {
-    return detail::value_fold<T>(w, threads(), op);
-  }
+  return detail::value_reduce(detail::value_kind::reduce, root, v, op, where);
 }
 
 /// The left fold of every thread's `v` with `op`, on every thread (MPI_Allreduce; UPC
@@ -186,17 +194,7 @@ template <detail::collective_value T, class Op>
 requires detail::collective_op<Op, T>
 [[nodiscard]] T allreduce(const T& v, Op op,
                           std::source_location where = std::source_location::current()) {
-  auto c = detail::value_call_of<T, Op>(detail::value_kind::allreduce, -1, 1);
-  if constexpr (detail::value_combined_once<T>) {
-    c.combine = &detail::value_combine_fold<T, Op>;
-    c.op_object = &op;
-  }
-  const detail::value_view w = detail::value_exchange(c, &v, nullptr, where);
-  if constexpr (detail::value_combined_once<T>) {
-    return detail::value_load<T>(w.result);
-  } else {
-    return detail::value_fold<T>(w, threads(), op);
-  }
+  return detail::value_reduce(detail::value_kind::allreduce, -1, v, op, where);
 }
 
 /// Inclusive scan (UPC upc_all_prefix_reduceT, MPI_Scan): thread t gets v0 op v1 … op vt.

@@ -214,6 +214,12 @@ class atomic_domain {
   explicit atomic_domain(atomic_ops ops, atomic_hint hint = atomic_hint::default_,
                          std::source_location where = std::source_location::current())
       : d_(all_atomicdomain_alloc(detail::atomic_type_of<T>(), ops, hint, where)) {}
+  /// The same from a braced list, `atomic_domain<long> d({atomic_op::get})`: a list of one
+  /// would otherwise also match the move constructor.
+  explicit atomic_domain(std::initializer_list<atomic_op> ops,
+                         atomic_hint hint = atomic_hint::default_,
+                         std::source_location where = std::source_location::current())
+      : atomic_domain(atomic_ops(ops), hint, where) {}
 
   atomic_domain(const atomic_domain&) = delete;
   atomic_domain& operator=(const atomic_domain&) = delete;

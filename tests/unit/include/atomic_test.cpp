@@ -454,6 +454,9 @@ TEST_CASE("misuse outside a job throws usage_error naming what was wrong", "[ato
   CHECK_THROWS_WITH(d.add(local, 1), Contains("ADD is not in the operations of atomic domain"));
   CHECK_THROWS_WITH(d.add(local, 1), Contains("which are GET|FADD"));
   CHECK_THROWS_WITH(d.fetch_add(pgas::sptr<int>(), 1), Contains("null target"));
+  // A braced list of one operation picks the set, not the move constructor.
+  atomic_domain<int> get_only({atomic_op::get});
+  CHECK_THROWS_WITH(get_only.fetch_add(local, 1), Contains("FADD is not in the operations"));
   CHECK_THROWS_WITH(d.strict(nullptr, atomic_op::get, local, nullptr, nullptr),
                     Contains("null fetch_ptr"));
   int v = 0;

@@ -61,12 +61,14 @@ PUBLIC = {
     "shared_array.hpp": "objects",
     "privatize.hpp": "objects",
     "upc_collectives.hpp": "objects",
+    "upc.hpp": "objects",
     "detail/block.hpp": "objects",
     "detail/bulk_check.hpp": "objects",
     "detail/forall_affinity.hpp": "objects",
     "detail/shared_array_impl.hpp": "objects",
     "detail/sptr_word.hpp": "objects",
     "detail/table_index.hpp": "objects",
+    "detail/upc_statement.hpp": "objects",
     "pgas.hpp": "top",
 }
 

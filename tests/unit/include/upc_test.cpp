@@ -1,0 +1,383 @@
+// Unit tests of pgas/upc.hpp: every UPC name the header defines (the map of pgas(7)) is used
+// here as a UPC program spells it — MYTHREAD and THREADS in expressions and printf, upc_barrier
+// with and without an id, `upc_lock_t *` handles — and each one does what the pgas call it
+// stands for does, checked against values computed here. tools/upc_names.py checks that every
+// UPC name of the manual page appears in this file.
+#include <catch2/catch.hpp>
+
+#include <pgas/shared_array.hpp>
+#include <pgas/upc.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "../test_job.hpp"
+
+TEST_CASE("MYTHREAD and THREADS read as int expressions", "[upc]") {
+  STATIC_REQUIRE(std::is_same_v<decltype(MYTHREAD), int>);
+  STATIC_REQUIRE(std::is_same_v<decltype(THREADS), int>);
+  REQUIRE(MYTHREAD == 0);
+  REQUIRE(THREADS == 1);
+  const int rc = pgas::run(test_job(3), 0, nullptr, [] {
+    int bad = 0;
+    int mine = 0;
+    for (int i = MYTHREAD; i < 10 * THREADS; i += THREADS)
+      ++mine;
+    bad += mine != 10;
+    bad += THREADS * 4 != 12;
+    std::vector<int> v(THREADS);
+    bad += v.size() != 3;
+    char line[64];
+    std::snprintf(line, sizeof line, "%d of %d", MYTHREAD, THREADS);
+    bad += std::string(line) != std::to_string(pgas::mythread()) + " of 3";
+    bad += UPC_MAX_BLOCK_SIZE != pgas::config::max_block;
+    return bad;
+  });
+  REQUIRE(rc == 0);
+}
+
+TEST_CASE("upc_barrier, upc_notify and upc_wait are statements with or without an id", "[upc]") {
+  const int rc = pgas::run(test_job(3), 0, nullptr, [] {
+    pgas::shared_array<int, 1, 1> a({static_cast<std::size_t>(THREADS)});
+    int bad = 0;
+    for (int round = 1; round <= 4; ++round) {
+      a[MYTHREAD] = round;
+      switch (round) {
+        case 1:
+          upc_barrier;
+          break;
+        case 2:
+          upc_barrier(7);
+          break;
+        case 3:
+          upc_notify;
+          upc_wait;
+          break;
+        default:
+          upc_notify(round);
+          upc_wait(round);
+      }
+      for (int t = 0; t < THREADS; ++t)
+        bad += a[t] != round;
+      upc_barrier;  // nobody writes the next round before everyone has read this one
+    }
+    upc_fence;
+    upc_poll();
+    return bad;
+  });
+  REQUIRE(rc == 0);
+  // Outside a job the barrier statement reports misuse by the exception.
+  REQUIRE_THROWS_AS(upc_barrier(1), pgas::usage_error);
+  REQUIRE_THROWS_AS(upc_barrier, pgas::usage_error);
+}
+
+TEST_CASE("upc_lock_t pointers are lock handles", "[upc]") {
+  const int rc = pgas::run(test_job(3), 0, nullptr, [] {
+    int bad = 0;
+    upc_lock_t* l = upc_all_lock_alloc();
+    // A handle made by one thread travels through shared memory as UPC's `upc_lock_t *shared`.
+    pgas::shared_array<upc_lock_t*, 1, 1> handle({1});
+    if (MYTHREAD == 1) handle[0] = upc_global_lock_alloc();
+    pgas::shared_array<long, 1, 1> counter({1});
+    upc_barrier;
+    upc_lock_t* g = handle[0];
+    for (int i = 0; i < 1000; ++i) {
+      upc_lock(i % 2 == 0 ? l : g);
+      counter[0] += 1;
+      upc_unlock(i % 2 == 0 ? l : g);
+    }
+    upc_barrier;
+    bad += counter[0] != 3000;
+    if (MYTHREAD == 0) bad += upc_lock_attempt(l) != 1;
+    upc_barrier;
+    if (MYTHREAD == 1) bad += upc_lock_attempt(l) != 0;  // held by thread 0
+    upc_barrier;
+    if (MYTHREAD == 0) upc_unlock(l);
+    upc_barrier;
+    if (MYTHREAD == 2) upc_lock_free(g);
+    upc_all_lock_free(l);
+    return bad;
+  });
+  REQUIRE(rc == 0);
+}
+
+TEST_CASE("upc_all_alloc, upc_global_alloc and upc_alloc give pointers upc_free takes back",
+          "[upc]") {
+  const int rc = pgas::run(test_job(3), 0, nullptr, [] {
+    int bad = 0;
+    // shared [2] int *p = upc_all_alloc(THREADS, 2 * sizeof(int));
+    auto p = (pgas::sptr<int, 2>)upc_all_alloc(THREADS, 2 * sizeof(int));
+    for (int i = 0; i < 2 * THREADS; ++i) {
+      bad += upc_threadof(p + i) != (i / 2) % THREADS;
+      bad += upc_phaseof(p + i) != static_cast<std::size_t>(i % 2);
+      bad += upc_addrfield(p + i) != upc_addrfield(p) + (i % 2) * sizeof(int);
+      bad += upc_phaseof(upc_resetphase(p + i)) != 0;
+      bad += upc_threadof(upc_resetphase(p + i)) != upc_threadof(p + i);
+    }
+    p[2 * MYTHREAD] = MYTHREAD;
+    p[2 * MYTHREAD + 1] = -MYTHREAD;
+    upc_barrier;
+    for (int t = 0; t < THREADS; ++t)
+      bad += p[2 * t] != t || p[2 * t + 1] != -t;
+    upc_barrier;
+    upc_all_free(p);
+    upc_all_free(nullptr);
+
+    // A global allocation made by one thread and freed by another (UPC allows either).
+    // (UPC's `shared void *shared box`; the pointer travels as its word until pointers-to-shared
+    // are shared data.)
+    pgas::shared_array<std::uint64_t, 1, 1> box({1});
+    if (MYTHREAD == 0) box[0] = upc_global_alloc(THREADS, sizeof(double)).word();
+    upc_barrier;
+    auto d = (pgas::sptr<double>)pgas::sptr<void>::from_word(box[0]);
+    d[MYTHREAD] = 0.5 * MYTHREAD;
+    bad += upc_threadof(d + MYTHREAD) != MYTHREAD;
+    upc_barrier;
+    if (MYTHREAD == THREADS - 1) upc_free(d);
+
+    // upc_alloc: the calling thread's memory.
+    auto mine = (pgas::sptr<long, 0>)upc_alloc(4 * sizeof(long));
+    bad += upc_threadof(mine) != MYTHREAD;
+    for (int i = 0; i < 4; ++i)
+      mine[i] = i;
+    bad += mine[3] != 3;
+    upc_free(mine);
+    upc_free(nullptr);
+    bad += upc_alloc(0) != nullptr;
+    bad += upc_affinitysize(10 * sizeof(int), 4 * sizeof(int), 2) != 2 * sizeof(int);
+    return bad;
+  });
+  REQUIRE(rc == 0);
+}
+
+TEST_CASE("upc_localsizeof, upc_blocksizeof and upc_elemsizeof of a shared array", "[upc]") {
+  const int rc = pgas::run(test_job(2), 0, nullptr, [] {
+    // shared [3] double A[10]: blocks 0-2, 3-5, 6-8, 9 on threads 0 1 0 1: parts of 6.
+    pgas::shared_array<double, 1, 3> a({10});
+    int bad = 0;
+    bad += upc_localsizeof(a) != 6 * sizeof(double);
+    bad += upc_blocksizeof(a) != 3;
+    bad += upc_elemsizeof(a) != sizeof(double);
+    return bad;
+  });
+  REQUIRE(rc == 0);
+}
+
+TEST_CASE("upc_mem* and their non-blocking forms move the bytes", "[upc]") {
+  const int rc = pgas::run(test_job(2), 0, nullptr, [] {
+    int bad = 0;
+    pgas::shared_array<int, 1, 8> a({16});  // 8 ints per thread
+    pgas::shared_array<int, 1, 8> b({16});
+    const int other = (MYTHREAD + 1) % THREADS;
+    int buf[8];
+    for (int i = 0; i < 8; ++i)
+      buf[i] = 100 * MYTHREAD + i;
+    upc_memput(a.ptr(8 * MYTHREAD), buf, sizeof buf);
+    upc_barrier;
+    upc_memcpy(b.ptr(8 * MYTHREAD), a.ptr(8 * other), sizeof buf);
+    int got[8];
+    upc_memget(got, b.ptr(8 * MYTHREAD), sizeof got);
+    for (int i = 0; i < 8; ++i)
+      bad += got[i] != 100 * other + i;
+    upc_memset(b.ptr(8 * MYTHREAD), 0, sizeof got);
+    bad += b[8 * MYTHREAD + 7] != 0;
+
+    upc_handle_t h = upc_memcpy_nb(b.ptr(8 * MYTHREAD), a.ptr(8 * other), sizeof buf);
+    upc_sync(h);
+    bad += b[8 * MYTHREAD + 5] != 100 * other + 5;
+    upc_handle_t g = upc_memget_nb(got, a.ptr(8 * MYTHREAD), sizeof got);
+    while (upc_sync_attempt(g) == 0) {
+    }
+    bad += got[2] != 100 * MYTHREAD + 2;
+    upc_handle_t s = upc_memset_nb(b.ptr(8 * MYTHREAD), 0, sizeof got);
+    upc_sync(s);
+    upc_handle_t q = upc_memput_nb(b.ptr(8 * MYTHREAD), buf, sizeof buf);
+    upc_sync(q);
+    bad += b[8 * MYTHREAD + 1] != 100 * MYTHREAD + 1;
+    upc_handle_t done = UPC_COMPLETE_HANDLE;
+    bad += !(done == UPC_COMPLETE_HANDLE);
+    upc_sync(done);
+
+    upc_memset_nbi(b.ptr(8 * MYTHREAD), 0, sizeof got);
+    upc_synci();
+    upc_memput_nbi(b.ptr(8 * MYTHREAD), buf, sizeof buf);
+    upc_synci();
+    upc_memcpy_nbi(a.ptr(8 * MYTHREAD), b.ptr(8 * MYTHREAD), sizeof buf);
+    upc_memget_nbi(got, b.ptr(8 * MYTHREAD), sizeof got);
+    while (upc_synci_attempt() == 0) {
+    }
+    bad += got[4] != 100 * MYTHREAD + 4;
+    upc_barrier;
+    return bad;
+  });
+  REQUIRE(rc == 0);
+}
+
+namespace {
+// A typed reduction of src[i] = i + 1 over n elements on 3 threads, with block 2; the sum and
+// the prefix sums come back as doubles.
+template <class T, class Reduce, class Prefix>
+int check_reduce(Reduce reduce, Prefix prefix) {
+  constexpr std::size_t n = 9;
+  pgas::shared_array<T, 1, 2> src({n});
+  pgas::shared_array<T, 1, 2> pre({n});
+  pgas::shared_array<T, 1, 1> dst({1});
+  for (std::size_t i = 0; i < n; ++i)
+    if (upc_threadof(src.ptr(i)) == MYTHREAD) src[i] = static_cast<T>(i + 1);
+  reduce(dst.ptr(0), src.ptr(0), UPC_ADD, n, 2, nullptr, UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
+  prefix(pre.ptr(0), src.ptr(0), UPC_ADD, n, 2, nullptr, UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
+  int bad = dst[0] != static_cast<T>(45);
+  for (std::size_t i = 0; i < n; ++i)
+    bad += pre[i] != static_cast<T>((i + 1) * (i + 2) / 2);
+  upc_barrier;
+  return bad;
+}
+long long_max(long a, long b) {
+  return a > b ? a : b;
+}
+}  // namespace
+
+TEST_CASE("the UPC collectives: relocalisation and the eleven typed reductions", "[upc]") {
+  const int rc = pgas::run(test_job(3), 0, nullptr, [] {
+    int bad = 0;
+    bad += check_reduce<signed char>([](auto... a) { upc_all_reduceC(a...); },
+                                     [](auto... a) { upc_all_prefix_reduceC(a...); });
+    bad += check_reduce<unsigned char>([](auto... a) { upc_all_reduceUC(a...); },
+                                       [](auto... a) { upc_all_prefix_reduceUC(a...); });
+    bad += check_reduce<short>([](auto... a) { upc_all_reduceS(a...); },
+                               [](auto... a) { upc_all_prefix_reduceS(a...); });
+    bad += check_reduce<unsigned short>([](auto... a) { upc_all_reduceUS(a...); },
+                                        [](auto... a) { upc_all_prefix_reduceUS(a...); });
+    bad += check_reduce<int>([](auto... a) { upc_all_reduceI(a...); },
+                             [](auto... a) { upc_all_prefix_reduceI(a...); });
+    bad += check_reduce<unsigned>([](auto... a) { upc_all_reduceUI(a...); },
+                                  [](auto... a) { upc_all_prefix_reduceUI(a...); });
+    bad += check_reduce<long>([](auto... a) { upc_all_reduceL(a...); },
+                              [](auto... a) { upc_all_prefix_reduceL(a...); });
+    bad += check_reduce<unsigned long>([](auto... a) { upc_all_reduceUL(a...); },
+                                       [](auto... a) { upc_all_prefix_reduceUL(a...); });
+    bad += check_reduce<float>([](auto... a) { upc_all_reduceF(a...); },
+                               [](auto... a) { upc_all_prefix_reduceF(a...); });
+    bad += check_reduce<double>([](auto... a) { upc_all_reduceD(a...); },
+                                [](auto... a) { upc_all_prefix_reduceD(a...); });
+    bad += check_reduce<long double>([](auto... a) { upc_all_reduceLD(a...); },
+                                     [](auto... a) { upc_all_prefix_reduceLD(a...); });
+
+    // Every other operation constant reaches the operation it names.
+    pgas::shared_array<long, 1, 1> v({6});  // 1..6, two per thread
+    pgas::shared_array<long, 1, 1> r({1});
+    if (MYTHREAD == 0)
+      for (int i = 0; i < 6; ++i)
+        v[i] = i + 1;
+    const struct {
+      upc_op_t op;
+      long want;
+    } cases[] = {{UPC_MULT, 720}, {UPC_AND, 0},         {UPC_OR, 7},     {UPC_XOR, 7},
+                 {UPC_MIN, 1},    {UPC_MAX, 6},         {UPC_LOGAND, 1}, {UPC_LOGOR, 1},
+                 {UPC_FUNC, 6},   {UPC_NONCOMM_FUNC, 6}};
+    for (const auto& c : cases) {
+      upc_all_reduceL(r.ptr(0), v.ptr(0), c.op, 6, 1, long_max, UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
+      bad += r[0] != c.want;
+    }
+
+    // Relocalisation: each thread contributes 2 ints.
+    pgas::shared_array<int, 1, 2> mine({static_cast<std::size_t>(2 * THREADS)});
+    pgas::shared_array<int, 1, 6> all({static_cast<std::size_t>(6 * THREADS)});
+    pgas::shared_array<int, 1, 2> out({static_cast<std::size_t>(2 * THREADS)});
+    pgas::shared_array<int, 1, 1> perm({static_cast<std::size_t>(THREADS)});
+    mine[2 * MYTHREAD] = 10 * MYTHREAD;
+    mine[2 * MYTHREAD + 1] = 10 * MYTHREAD + 1;
+    perm[MYTHREAD] = (MYTHREAD + 1) % THREADS;
+    upc_all_gather_all(all.ptr(0), mine.ptr(0), 2 * sizeof(int), UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
+    for (int t = 0; t < THREADS; ++t)
+      bad += all[6 * MYTHREAD + 2 * t] != 10 * t;
+    upc_all_broadcast(out.ptr(0), mine.ptr(2), 2 * sizeof(int), UPC_IN_MYSYNC | UPC_OUT_MYSYNC);
+    bad += out[2 * MYTHREAD + 1] != 11;
+    upc_all_gather(all.ptr(0), mine.ptr(0), 2 * sizeof(int), UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
+    upc_all_scatter(out.ptr(0), all.ptr(0), 2 * sizeof(int), UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
+    bad += out[2 * MYTHREAD] != 10 * MYTHREAD;
+    upc_all_permute(out.ptr(0), mine.ptr(0), perm.ptr(0), 2 * sizeof(int),
+                    UPC_IN_ALLSYNC | UPC_OUT_NOSYNC);
+    upc_barrier;
+    bad += out[2 * MYTHREAD] != 10 * ((MYTHREAD + THREADS - 1) % THREADS);
+    // Exchange: block j of thread i's src (all: 10 t, 10 t + 1 for every t after gather_all)
+    // goes to block i of thread j's dst.
+    pgas::shared_array<int, 1, 6> ex({static_cast<std::size_t>(6 * THREADS)});
+    upc_all_gather_all(all.ptr(0), mine.ptr(0), 2 * sizeof(int), UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
+    upc_all_exchange(ex.ptr(0), all.ptr(0), 2 * sizeof(int), UPC_IN_NOSYNC | UPC_OUT_ALLSYNC);
+    for (int t = 0; t < THREADS; ++t)
+      bad += ex[6 * MYTHREAD + 2 * t] != 10 * MYTHREAD;
+    upc_barrier;
+    return bad;
+  });
+  REQUIRE(rc == 0);
+  // An operation of the atomics only is misuse in a collective (outside a job: the exception).
+  REQUIRE_THROWS_AS(upc_all_reduceI(nullptr, nullptr, UPC_FADD, 1, 1, nullptr, 0),
+                    pgas::usage_error);
+}
+
+TEST_CASE("the UPC atomics: domains, strict and relaxed operations", "[upc]") {
+  const int rc = pgas::run(test_job(3), 0, nullptr, [] {
+    int bad = 0;
+    upc_atomicdomain_t* d = upc_all_atomicdomain_alloc(
+        UPC_LONG, UPC_ADD | UPC_FADD | UPC_GET | UPC_SET | UPC_CSWAP, UPC_ATOMIC_HINT_DEFAULT);
+    pgas::shared_array<long, 1, 1> c({1});
+    const long one = 1;
+    long old = 0;
+    for (int i = 0; i < 100; ++i) {
+      if (i % 2 == 0) {
+        upc_atomic_relaxed(d, nullptr, UPC_ADD, c.ptr(0), &one, nullptr);
+      } else {
+        upc_atomic_strict(d, &old, UPC_FADD, c.ptr(0), &one, nullptr);
+        bad += old < 0 || old >= 300;
+      }
+    }
+    upc_barrier;
+    long now = 0;
+    upc_atomic_strict(d, &now, UPC_GET, c.ptr(0), nullptr, nullptr);
+    bad += now != 300;
+    bad += upc_atomic_isfast(UPC_LONG, UPC_FADD, c.ptr(0)) != 1;
+    upc_barrier;
+    upc_all_atomicdomain_free(d);
+    // Every type constant makes a domain of its type.
+    for (upc_type_t t : {UPC_INT, UPC_UINT, UPC_LONG, UPC_ULONG, UPC_INT32, UPC_UINT32, UPC_INT64,
+                         UPC_UINT64, UPC_FLOAT, UPC_DOUBLE}) {
+      upc_atomicdomain_t* e = upc_all_atomicdomain_alloc(
+          t,
+          UPC_SUB | UPC_MULT | UPC_INC | UPC_DEC | UPC_MIN | UPC_MAX | UPC_FSUB | UPC_FMULT |
+              UPC_FINC | UPC_FDEC | UPC_FMIN | UPC_FMAX,
+          UPC_ATOMIC_HINT_LATENCY);
+      upc_all_atomicdomain_free(e);
+    }
+    upc_atomicdomain_t* bits = upc_all_atomicdomain_alloc(
+        UPC_UINT, UPC_AND | UPC_OR | UPC_XOR | UPC_FAND | UPC_FOR | UPC_FXOR,
+        UPC_ATOMIC_HINT_THROUGHPUT);
+    upc_all_atomicdomain_free(bits);
+    return bad;
+  });
+  REQUIRE(rc == 0);
+  REQUIRE_THROWS_AS(upc_all_atomicdomain_alloc(UPC_INT, UPC_LOGAND, 0), pgas::usage_error);
+  REQUIRE_THROWS_AS(upc_all_atomicdomain_alloc(99, UPC_ADD, 0), pgas::usage_error);
+}
+
+TEST_CASE("upc_cast, upc_thread_info and the tick counter", "[upc]") {
+  REQUIRE(upc_cast(nullptr) == nullptr);
+  const int rc = pgas::run(test_job(2), 0, nullptr, [] {
+    int bad = 0;
+    pgas::shared_array<int, 1, 1> a({4});
+    bad += upc_cast(a.ptr(3)) != static_cast<void*>(&a[3]);
+    const upc_thread_info_t info = upc_thread_info(1);
+    bad += info.guaranteed_castable != UPC_CASTABLE_ALL;
+    bad += (UPC_CASTABLE_ALL & UPC_CASTABLE_ALL_ALLOC & UPC_CASTABLE_GLOBAL_ALLOC &
+            UPC_CASTABLE_ALLOC & UPC_CASTABLE_STATIC) != 0;
+    const upc_tick_t t0 = upc_ticks_now();
+    const upc_tick_t t1 = upc_ticks_now();
+    bad += t1 < t0 || upc_ticks_to_ns(t1 - t0) != t1 - t0 || UPC_TICK_MAX != pgas::tick_max;
+    return bad;
+  });
+  REQUIRE(rc == 0);
+  // upc_global_exit ends the job (tests/integration has global_exit); here it only compiles.
+  [[maybe_unused]] void (*exit_call)(int, std::source_location) noexcept = &upc_global_exit;
+}

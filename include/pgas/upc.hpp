@@ -28,6 +28,8 @@
 //                            statements, with or without an id: `upc_barrier;` and
 //                            `upc_barrier(id);` (UPC's `upc_barrier id;` needs the parentheses)
 //   upc_fence                the statement `upc_fence;`
+// It also includes what a UPC program's declarations and loops become: shared arrays
+// (pgas/shared_array.hpp), pgas::forall (pgas/forall.hpp) and pgas::strict (pgas/strict.hpp).
 // Everything else is an inline function, a type alias or a constant in the global namespace,
 // each forwarding to the pgas call named beside it below (whose header is its manual: errors,
 // collectiveness, memory ordering and thread safety are those of the pgas call, and misuse is
@@ -110,10 +112,13 @@
 #include <pgas/config.hpp>
 #include <pgas/detail/upc_statement.hpp>
 #include <pgas/error.hpp>
+#include <pgas/forall.hpp>
 #include <pgas/lock.hpp>
 #include <pgas/nb.hpp>
 #include <pgas/runtime.hpp>
+#include <pgas/shared_array.hpp>
 #include <pgas/sptr.hpp>
+#include <pgas/strict.hpp>
 #include <pgas/sync.hpp>
 #include <pgas/ticks.hpp>
 #include <pgas/upc_collectives.hpp>

@@ -155,19 +155,8 @@ inline void upc_poll() noexcept {
 
 // ---- Locks (§7.2.4) ----------------------------------------------------------------------------
 
-/// UPC's opaque lock type; only `upc_lock_t *` is used (it carries a pgas::lock_t).
-struct upc_lock_t;
-
-namespace pgas::detail {
-static_assert(sizeof(lock_t) == sizeof(upc_lock_t*) && std::is_trivially_copyable_v<lock_t>,
-              "a upc_lock_t * carries a pgas::lock_t bit for bit");
-inline lock_t upc_lock_of(upc_lock_t* l) noexcept {
-  return std::bit_cast<lock_t>(l);
-}
-inline upc_lock_t* upc_lock_ptr(lock_t l) noexcept {
-  return std::bit_cast<upc_lock_t*>(l);
-}
-}  // namespace pgas::detail
+// upc_lock_t, UPC's opaque lock type, is declared in pgas/detail/upc_statement.hpp; only
+// `upc_lock_t *` is used (it carries a pgas::lock_t).
 
 /// upc_all_lock_alloc: pgas::all_lock_alloc (collective; every thread gets the same lock).
 inline upc_lock_t* upc_all_lock_alloc(

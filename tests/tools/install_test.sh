@@ -23,6 +23,13 @@ if [ -z "$pc" ] || [ -z "$lib" ]; then
   echo "FAIL: the install has no pgas.pc or libpgas.so"
   exit 1
 fi
+# The library's manual page and the opt-in UPC header are installed with the rest.
+for f in 'man7/pgas.7' 'include/pgas/upc.hpp' 'include/pgas/detail/upc_statement.hpp'; do
+  if [ -z "$(find "$stage" -path "*/$f" | head -1)" ]; then
+    echo "FAIL: the install has no $f"
+    fail=1
+  fi
+done
 # The .pc's prefix, moved to where it was staged.
 prefix=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable=prefix pgas)
 flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-variable=prefix="$stage$prefix" \

@@ -4,22 +4,36 @@
 // take back a distributed allocation by its pointer.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <source_location>
 #include <string>
+#include <type_traits>
 
 #include <pgas/alloc.hpp>
 #include <pgas/atomic.hpp>
 #include <pgas/error.hpp>
+#include <pgas/lock.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/sptr.hpp>
 #include <pgas/sync.hpp>
 #include <pgas/upc_collectives.hpp>
 
+/// UPC's opaque lock type (<pgas/upc.hpp>); only `upc_lock_t *` is used.
+struct upc_lock_t;
+
 namespace pgas::detail {
+static_assert(sizeof(lock_t) == sizeof(upc_lock_t*) && std::is_trivially_copyable_v<lock_t>,
+              "a upc_lock_t * carries a pgas::lock_t bit for bit");
+inline lock_t upc_lock_of(upc_lock_t* l) noexcept {
+  return std::bit_cast<lock_t>(l);
+}
+inline upc_lock_t* upc_lock_ptr(lock_t l) noexcept {
+  return std::bit_cast<upc_lock_t*>(l);
+}
 
 enum class upc_statement_kind { barrier, notify, wait };
 

@@ -226,8 +226,9 @@ int check_reduce(Reduce reduce, Prefix prefix) {
   pgas::shared_array<T, 1, 1> dst({1});
   for (std::size_t i = 0; i < n; ++i)
     if (upc_threadof(src.ptr(i)) == MYTHREAD) src[i] = static_cast<T>(i + 1);
-  reduce(dst.ptr(0), src.ptr(0), UPC_ADD, n, 2, nullptr, UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
-  prefix(pre.ptr(0), src.ptr(0), UPC_ADD, n, 2, nullptr, UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
+  const upc_flag_t sync = UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC;
+  reduce(dst.ptr(0), src.ptr(0), UPC_ADD, n, 2, nullptr, sync);
+  prefix(pre.ptr(0), src.ptr(0), UPC_ADD, n, 2, nullptr, sync);
   int bad = dst[0] != static_cast<T>(45);
   for (std::size_t i = 0; i < n; ++i)
     bad += pre[i] != static_cast<T>((i + 1) * (i + 2) / 2);
@@ -351,9 +352,9 @@ TEST_CASE("the UPC atomics: domains, strict and relaxed operations", "[upc]") {
           UPC_ATOMIC_HINT_LATENCY);
       upc_all_atomicdomain_free(e);
     }
+    const upc_atomichint_t hint = UPC_ATOMIC_HINT_THROUGHPUT;
     upc_atomicdomain_t* bits = upc_all_atomicdomain_alloc(
-        UPC_UINT, UPC_AND | UPC_OR | UPC_XOR | UPC_FAND | UPC_FOR | UPC_FXOR,
-        UPC_ATOMIC_HINT_THROUGHPUT);
+        UPC_UINT, UPC_AND | UPC_OR | UPC_XOR | UPC_FAND | UPC_FOR | UPC_FXOR, hint);
     upc_all_atomicdomain_free(bits);
     return bad;
   });

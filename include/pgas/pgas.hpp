@@ -13,7 +13,9 @@
 // `pgasrun -n 4 ./prog`. Each header is the manual for its part and states its contract:
 // collective or not, errors, behaviour outside a job, memory ordering and thread safety. The
 // error model they share — misuse ends the job inside one and throws pgas::usage_error
-// outside — is stated once, in error.hpp.
+// outside — is stated once, in error.hpp. UPC's own names (MYTHREAD, upc_barrier, upc_lock_t,
+// upc_all_alloc, …) come from <pgas/upc.hpp>, which is not included here: it is opt-in, as it
+// defines macros and global names. The manual page pgas(7) maps every UPC name to its pgas one.
 #pragma once
 
 #include <pgas/alloc.hpp>

@@ -119,25 +119,25 @@ inline reduce_op upc_reduce_op(unsigned op, const char* call, const std::source_
 
 inline constexpr unsigned upc_collective_only_ops = 0xfu << 23;
 
-/// A set of UPC operations for an atomic domain (pgas checks the bits it knows).
-inline atomic_ops upc_atomic_ops(unsigned ops, const std::source_location& where) {
+/// UPC operation bits for the atomics: misuse when they include an operation of the
+/// collectives only (pgas checks the others).
+inline std::uint32_t upc_atomic_bits(unsigned ops, const char* call,
+                                     const std::source_location& where) {
   if ((ops & upc_collective_only_ops) != 0) {
-    misuse(
-        "upc_all_atomicdomain_alloc: UPC_LOGAND, UPC_LOGOR, UPC_FUNC and UPC_NONCOMM_FUNC "
-        "are operations of the collectives, not of the atomics",
-        where);
+    misuse(std::string(call) +
+               ": UPC_LOGAND, UPC_LOGOR, UPC_FUNC and UPC_NONCOMM_FUNC are operations of the "
+               "collectives, not of the atomics",
+           where);
   }
-  return atomic_ops::from_bits(ops);
+  return ops;
+}
+/// A set of UPC operations for an atomic domain.
+inline atomic_ops upc_atomic_ops(unsigned ops, const std::source_location& where) {
+  return atomic_ops::from_bits(upc_atomic_bits(ops, "upc_all_atomicdomain_alloc", where));
 }
 /// One UPC operation for upc_atomic_strict / upc_atomic_relaxed.
 inline atomic_op upc_atomic_op(unsigned op, const std::source_location& where) {
-  if ((op & upc_collective_only_ops) != 0) {
-    misuse(
-        "upc_atomic: UPC_LOGAND, UPC_LOGOR, UPC_FUNC and UPC_NONCOMM_FUNC are operations of "
-        "the collectives, not of the atomics",
-        where);
-  }
-  return static_cast<atomic_op>(op);
+  return static_cast<atomic_op>(upc_atomic_bits(op, "upc_atomic_strict/relaxed", where));
 }
 inline atomic_type upc_atomic_type(int type, const std::source_location& where) {
   if (type < static_cast<int>(atomic_type::int_) || type > static_cast<int>(atomic_type::double_))

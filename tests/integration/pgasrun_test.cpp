@@ -1478,6 +1478,31 @@ TEST_CASE("nb_misuse: misused non-blocking transfers end the job naming the call
   CHECK(names_location(r.err, "nb_misuse", line_of("nb_misuse", "@nb:other_thread_start")));
 }
 
+TEST_CASE("upc_misuse: misuse through <pgas/upc.hpp> names the UPC call", "[fault][upc]") {
+  struct upc_case {
+    const char* mode;
+    int thread;        // the thread the report names (-1: any)
+    const char* what;  // what the report says
+  };
+  for (const upc_case c :
+       {upc_case{"barrier_mismatch", -1, "barrier"}, upc_case{"relock", 1, "already holds"},
+        upc_case{"free_array", 1, "pgas::free"},
+        upc_case{"all_free_array", -1,
+                 "upc_all_free of a pointer that upc_all_alloc or upc_global_alloc did not return"},
+        upc_case{"reduce_op", -1, "upc_all_reduceI: operation"}}) {
+    const int line = line_of("upc_misuse", std::string("@upc:") + c.mode);
+    for (int n : {2, 3}) {
+      const result r = launch_program(n, "upc_misuse", {c.mode});
+      INFO("pgasrun -n " << n << " upc_misuse " << c.mode);
+      require_exit(r, 1);
+      INFO(r);
+      if (c.thread >= 0) CHECK(names_thread(r.err, c.thread));
+      CHECK(contains(r.err, c.what));
+      CHECK(names_location(r.err, "upc_misuse", line));
+    }
+  }
+}
+
 TEST_CASE("nb_misuse leak: a handle kept past the job is reported, the status kept", "[run][nb]") {
   const int line = line_of("nb_misuse", "@nb:leak");
   const result r = launch_program(2, "nb_misuse", {"leak"});

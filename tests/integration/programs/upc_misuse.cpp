@@ -1,0 +1,40 @@
+// Integration program: misuse through the UPC names of <pgas/upc.hpp>, which must be reported
+// at the UPC call's file and line as the pgas call would be. Usage: upc_misuse MODE, where MODE
+// is barrier_mismatch (thread 1 in upc_barrier(2) while the others are in upc_barrier(1)),
+// relock (thread 1 calls upc_lock on a lock it holds), free_array (thread 1 calls upc_free on
+// a shared array's element), all_free_array (every thread calls upc_all_free on one), or
+// reduce_op (every thread passes an operation of the atomics, UPC_FADD, to upc_all_reduceI).
+// The job must end with status 1 naming the call at the MODE's marker.
+#include <string>
+
+#include <pgas/upc.hpp>
+
+int main(int argc, char** argv) {
+  return pgas::run(argc, argv, [](int ac, char** av) {
+    const std::string mode = ac > 1 ? av[1] : "barrier_mismatch";
+    pgas::shared_array<int, 1, 1> a({static_cast<std::size_t>(THREADS)});
+    upc_lock_t* l = upc_all_lock_alloc();
+    upc_barrier;
+    if (mode == "barrier_mismatch") {
+      if (MYTHREAD == 1) {
+        upc_barrier(2);  // @upc:barrier_mismatch
+      } else {
+        upc_barrier(1);
+      }
+    } else if (mode == "relock") {
+      if (MYTHREAD == 1) {
+        upc_lock(l);
+        upc_lock(l);  // @upc:relock
+      }
+    } else if (mode == "free_array") {
+      if (MYTHREAD == 1) upc_free(a.ptr(1));  // @upc:free_array
+    } else if (mode == "all_free_array") {
+      upc_all_free(a.ptr(0));  // @upc:all_free_array
+    } else if (mode == "reduce_op") {
+      upc_all_reduceI(a.ptr(0), a.ptr(0), UPC_FADD, 1, 1, nullptr, 0);  // @upc:reduce_op
+    }
+    upc_barrier;
+    if (MYTHREAD == 0) upc_lock_free(l);
+    return 0;
+  });
+}

@@ -5,7 +5,7 @@
 //   #include <pgas/upc.hpp>
 //   int main(int argc, char** argv) {
 //     return pgas::run(argc, argv, [] {
-//       pgas::shared_array<long, 1, 1> sum({THREADS});           // was: shared long sum[THREADS]
+//       pgas::shared_array<long, 1, 1> sum({(size_t)THREADS});   // was: shared long sum[THREADS]
 //       upc_lock_t* l = upc_all_lock_alloc();                    // unchanged from here on
 //       for (int i = MYTHREAD; i < 100 * THREADS; i += THREADS) sum[MYTHREAD] += i;
 //       upc_barrier;
@@ -22,8 +22,9 @@
 // upc_castable.h, upc_tick.h), and defines these macros, which a program that includes it
 // cannot use as its own identifiers:
 //   MYTHREAD, THREADS        (::pgas::mythread()) and (::pgas::threads()): int expressions,
-//                            usable wherever UPC uses them (loop bounds, array sizes made at run
-//                            time, printf arguments)
+//                            usable wherever UPC uses them (loop bounds, printf arguments);
+//                            as an array extent, which is a size_t in braces, write
+//                            `{(size_t)THREADS}` or `{N * (size_t)THREADS}` (no narrowing)
 //   upc_barrier, upc_notify, upc_wait
 //                            statements, with or without an id: `upc_barrier;` and
 //                            `upc_barrier(id);` (UPC's `upc_barrier id;` needs the parentheses)
@@ -72,6 +73,19 @@
 //                                cast, thread_info, thread_info_t, castable_*   castable.hpp
 //   upc_tick_t, UPC_TICK_MAX, upc_ticks_now, upc_ticks_to_ns
 //                                tick_t, tick_max, ticks_now, ticks_to_ns   ticks.hpp
+//
+// Contract.
+//   * Collective: exactly the calls whose pgas call is (upc_all_*, upc_barrier, upc_notify,
+//     upc_wait, the collectives); they take part in the same agreement check, named at the
+//     UPC call.
+//   * Errors: those of the pgas call, reported at the UPC call's file:line; and, here, a
+//     collective given an operation it does not know, an atomic domain given an unknown type
+//     or hint or an operation of the collectives, and upc_all_free of a pointer upc_all_alloc
+//     or upc_global_alloc did not return (misuse, pgas/error.hpp).
+//   * Outside a job: as the pgas calls (most throw pgas::usage_error; so does the statement
+//     `upc_barrier;`, from the end of the statement).
+//   * Memory ordering and thread safety: those of the pgas calls. upc_free and upc_all_free
+//     look the allocation up in a process-wide record under a mutex.
 //
 // Where the names behave differently from UPC's (the types are C++ ones):
 //   * Pointers-to-shared are pgas::sptr<T, B>; upc_all_alloc, upc_global_alloc and upc_alloc

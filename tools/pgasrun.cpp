@@ -81,7 +81,6 @@ constexpr const char* footer =
     "  pgasrun -n 16 --map-by numa --report-bindings ./stencil\n"
     "  pgasrun --dry-run --topology synthetic:\"package:2 numa:2 core:4 pu:2\" \\\n"
     "          -n 8 --map-by numa\n"
-    "\n"
     "  pgasrun --check-globals ./stencil\n"
     "\n"
     "Exit status: the program's own; 2 for a usage error; 124 when the job ran past\n"
@@ -265,15 +264,14 @@ int launch(int argc, char** argv) {
                  "thread is and its backtrace; exit status 124")
       ->type_name("SECONDS")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  auto* dry_run_opt = app.add_flag("--dry-run", o.dry_run,
-                                   "Print the placement on stdout and exit\n"
-                                   "without running anything (PROGRAM is then\n"
-                                   "optional)");
+  app.add_flag("--dry-run", o.dry_run,
+               "Print the placement on stdout and exit\n"
+               "without running anything (PROGRAM is then\n"
+               "optional)");
   app.add_flag("--check-globals", o.check_globals,
                "List PROGRAM's writable globals (one object\n"
                "for all UPC threads, where UPC has one per\n"
-               "thread) and exit without running it")
-      ->excludes(dry_run_opt);
+               "thread) and exit without running it");
   auto* verbose_opt = app.add_flag("-v,--verbose")
                           ->description(
                               "Print what pgasrun executes, and every\n"
@@ -319,6 +317,9 @@ int launch(int argc, char** argv) {
   for (const auto& [name, text] : exports) {
     set_env(name.c_str(), text);
     exported += name + "=" + text + " ";
+  }
+  if (o.dry_run && o.check_globals) {
+    throw usage_error("--dry-run and --check-globals exclude each other (see pgasrun --help)");
   }
   if (o.dry_run) return dry_run();
   if (o.check_globals) {

@@ -197,8 +197,8 @@ std::set<GElf_Addr> copied_addresses(Elf* elf, unsigned machine) {
   return out;
 }
 
-// The symbol table to read: .symtab, or .dynsym in a stripped file.
-Elf_Scn* symbol_table(Elf* elf, GElf_Shdr& header) {
+// The symbol table to read: .symtab, or .dynsym in a stripped file (`stripped` is then set).
+Elf_Scn* symbol_table(Elf* elf, GElf_Shdr& header, bool& stripped) {
   Elf_Scn* dynsym = nullptr;
   GElf_Shdr dynsym_header{};
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
@@ -214,6 +214,7 @@ Elf_Scn* symbol_table(Elf* elf, GElf_Shdr& header) {
     }
   }
   header = dynsym_header;
+  stripped = true;
   return dynsym;
 }
 
@@ -282,7 +283,7 @@ elf_data elf_data_symbols(const std::string& path) {
   const auto declarations = read_declarations(elf.get(), out.has_debug_info);
 
   GElf_Shdr symtab_header{};
-  Elf_Scn* symtab = symbol_table(elf.get(), symtab_header);
+  Elf_Scn* symtab = symbol_table(elf.get(), symtab_header, out.stripped);
   if (symtab == nullptr) return out;
   Elf_Data* data = elf_getdata(symtab, nullptr);
   if (data == nullptr || symtab_header.sh_entsize == 0) return out;

@@ -41,11 +41,13 @@ struct data_symbol {
   std::string type;         ///< DWARF: the type's qualified name, typedefs and cv peeled
 };
 
-/// What elf_data_symbols() found: the objects in symbol table order, and whether the file has
-/// DWARF debug information at all.
+/// What elf_data_symbols() found: the objects in symbol table order, whether the file has
+/// DWARF debug information at all, and whether it is stripped (no .symtab: only the objects the
+/// dynamic symbol table exports can be seen).
 struct elf_data {
   std::vector<data_symbol> symbols;
   bool has_debug_info = false;
+  bool stripped = false;
 };
 
 /// Reads `path` (a regular ELF file: executable, shared library or object). Throws elf_error.

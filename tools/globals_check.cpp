@@ -98,6 +98,7 @@ std::string display_path(const std::string& file, const std::filesystem::path& c
 globals_found program_globals(const elf_data& data, const std::filesystem::path& cwd) {
   globals_found found;
   found.has_debug_info = data.has_debug_info;
+  found.stripped = data.stripped;
   std::vector<program_global>& out = found.globals;
   for (const data_symbol& s : data.symbols) {
     if (owner_of(s) != global_owner::program) continue;
@@ -123,12 +124,19 @@ globals_found program_globals(const elf_data& data, const std::filesystem::path&
 namespace {
 
 std::string report_notes(const globals_found& found) {
+  std::string stripped;
+  if (found.stripped) {
+    stripped =
+        "note: the program is stripped (no symbol table): only the objects it exports can be\n"
+        "      seen; check a build that is not stripped\n";
+  }
   if (!found.has_debug_info) {
-    return "note: no debug information: build with -g to see where each is declared and to leave\n"
+    return stripped +
+           "note: no debug information: build with -g to see where each is declared and to leave\n"
            "      out pgas static shared objects\n";
   }
-  if (found.undeclared == 0) return {};
-  return "note: " + std::to_string(found.undeclared) +
+  if (found.undeclared == 0) return stripped;
+  return stripped + "note: " + std::to_string(found.undeclared) +
          " more writable objects have no debug information (code built without -g,\n"
          "      such as the C library of a static link) and are not listed\n";
 }

@@ -67,6 +67,7 @@ struct globals_found {
   /// listed (a static link would list hundreds of the C library's objects).
   std::size_t undeclared = 0;
   bool has_debug_info = false;
+  bool stripped = false;  ///< no .symtab: only exported objects could be seen
 };
 
 /// The program's own globals among what elf_data_symbols() read. Those without a declaration
@@ -75,9 +76,9 @@ struct globals_found {
 [[nodiscard]] globals_found program_globals(const elf_data& data, const std::filesystem::path& cwd);
 
 /// The report printed on stdout: a table (declared at, bytes, section, name), one summary line
-/// and a hint; or one line saying there are none; then a note when locations are unknown (no
-/// debug information: static shared objects cannot be recognised either) or objects were left
-/// out as undeclared.
+/// and a hint; or one line saying there are none; then a note when the file is stripped (the
+/// list may be short), when locations are unknown (no debug information: static shared objects
+/// cannot be recognised either) or when objects were left out as undeclared.
 [[nodiscard]] std::string globals_report(const globals_found& found);
 
 }  // namespace pgas::tools

@@ -45,6 +45,7 @@ std::string error_of(const std::string& path) {
 TEST_CASE("writable objects with their DWARF declarations", "[tools][elf]") {
   const auto data = elf_data_symbols(env("GLOBALS_PROG_DEBUG"));
   CHECK(data.has_debug_info);
+  CHECK_FALSE(data.stripped);
   const auto symbols = by_name(data);
   const std::string source =
       std::filesystem::path(env("GLOBALS_PROG_SOURCE")).lexically_normal().string();
@@ -100,6 +101,7 @@ TEST_CASE("writable objects with their DWARF declarations", "[tools][elf]") {
 TEST_CASE("without debug information, objects have no declaration", "[tools][elf]") {
   const auto data = elf_data_symbols(env("GLOBALS_PROG_NODEBUG"));
   CHECK_FALSE(data.has_debug_info);
+  CHECK_FALSE(data.stripped);
   const auto symbols = by_name(data);
   REQUIRE(symbols.contains("counter"));
   CHECK(symbols.at("counter").decl_file.empty());

@@ -158,4 +158,12 @@ TEST_CASE("the report's columns fit the widest entry", "[tools][globals]") {
   found.has_debug_info = true;
   CHECK(pgas::tools::globals_report(found) ==
         "no writable globals (the C and C++ runtime's own are not counted)\n");
+  found.stripped = true;
+  found.has_debug_info = false;
+  CHECK(pgas::tools::globals_report(found) ==
+        "no writable globals (the C and C++ runtime's own are not counted)\n"
+        "note: the program is stripped (no symbol table): only the objects it exports can be\n"
+        "      seen; check a build that is not stripped\n"
+        "note: no debug information: build with -g to see where each is declared and to leave\n"
+        "      out pgas static shared objects\n");
 }

@@ -21,7 +21,8 @@ esac
 cd "$(dirname "$0")/.."
 
 packages=(g++ python3 meson ninja-build pkgconf cmake libhwloc-dev hwloc libnuma-dev libjemalloc-dev
-  catch2 libcli11-dev libfmt-dev nlohmann-json3-dev libdivide-dev libunwind-dev)
+  catch2 libcli11-dev libfmt-dev nlohmann-json3-dev libdivide-dev libunwind-dev
+  libelf-dev libdw-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

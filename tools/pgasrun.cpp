@@ -6,7 +6,8 @@
 // option sets which variable, and how its value is checked, come from that table: every row
 // with a pgasrun option is validated with the row's parser and exported under the row's name.
 // pgas::run() inside the program reads the variables. `--dry-run` prints the placement the
-// library would compute instead.
+// library would compute instead, and `--check-globals` lists the program's writable globals
+// (tools/globals_check.hpp) without running it.
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,6 +27,7 @@
 #include <pgas/topology.hpp>
 
 #include "cli.hpp"
+#include "globals_check.hpp"
 #include "src/base/env.hpp"
 
 namespace {
@@ -33,6 +36,7 @@ namespace {
 // cannot be started. Anything else is the program's own status, since we exec it.
 using pgas::tools::exit_usage;
 constexpr int exit_cannot_run = 127;
+using pgas::tools::exit_globals_found;
 
 using pgas::tools::one_line;
 using pgas::tools::usage_error;
@@ -77,11 +81,13 @@ constexpr const char* footer =
     "  pgasrun -n 16 --map-by numa --report-bindings ./stencil\n"
     "  pgasrun --dry-run --topology synthetic:\"package:2 numa:2 core:4 pu:2\" \\\n"
     "          -n 8 --map-by numa\n"
+    "  pgasrun --check-globals ./stencil\n"
     "\n"
     "Exit status: the program's own; 2 for a usage error; 124 when the job ran past\n"
     "--timeout; 127 when PROGRAM cannot be started. SIGQUIT (Ctrl-\\) prints every\n"
-    "thread's backtrace and ends the job. Every PGAS_* variable: pgasrun --help-env.\n"
-    "Manual: man pgasrun.";
+    "thread's backtrace and ends the job. --check-globals: 0 when the program has no\n"
+    "writable globals, 4 when it lists some, 2 when PROGRAM is missing or not ELF.\n"
+    "Every PGAS_* variable: pgasrun --help-env. Manual: man pgasrun.";
 
 // mpirun's single-dash "-np 4" reaches us as -n with the value "p…": say how to write it.
 void check_not_np(const CLI::Option* n_opt) {
@@ -92,18 +98,18 @@ void check_not_np(const CLI::Option* n_opt) {
   }
 }
 
-// What execvp() would run, found the way it searches, so that "not found" and "not executable"
-// can be told apart in one line before the exec replaces us. Throws the 127 message.
-void check_program(const std::string& program) {
+// What execvp() would run, found the way it searches: the path of the first executable file
+// named `program`, or empty, with `exists` set when some file of that name was met.
+std::string find_program(const std::string& program, bool& exists) {
   auto usable = [](const std::string& path, bool& exists) {
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) return false;
     exists = true;
     return !S_ISDIR(st.st_mode) && access(path.c_str(), X_OK) == 0;
   };
-  bool exists = false;
+  exists = false;
   if (program.find('/') != std::string::npos) {
-    if (usable(program, exists)) return;
+    if (usable(program, exists)) return program;
   } else {
     // glibc's execvp searches confstr(_CS_PATH) when PATH is unset; an empty entry is ".".
     const char* env_path = std::getenv("PATH");
@@ -112,13 +118,45 @@ void check_program(const std::string& program) {
     while (true) {
       std::size_t colon = path.find(':', start);
       std::string dir = path.substr(start, colon == std::string::npos ? colon : colon - start);
-      if (usable((dir.empty() ? std::string(".") : dir) + "/" + program, exists)) return;
+      std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + program;
+      if (usable(candidate, exists)) return candidate;
       if (colon == std::string::npos) break;
       start = colon + 1;
     }
   }
+  return {};
+}
+
+// Exits with the 127 message when execvp() could not run `program`, so that "not found" and
+// "not executable" are told apart in one line before the exec replaces us.
+void check_program(const std::string& program) {
+  bool exists = false;
+  if (!find_program(program, exists).empty()) return;
   fail(exit_cannot_run,
        "program '" + program + "' " + (exists ? "is not executable" : "not found"));
+}
+
+// --check-globals: lists the program's writable globals on stdout without running it. Returns
+// 0 when there are none, exit_globals_found when there are; a file that cannot be read as ELF
+// is a usage error. A name without '/' is looked up in PATH, as the exec would.
+int check_globals(const std::string& program) {
+  bool exists = false;
+  std::string path = find_program(program, exists);
+  if (path.empty()) path = program;
+  pgas::tools::elf_data data;
+  try {
+    data = pgas::tools::elf_data_symbols(path);
+  } catch (const pgas::tools::elf_error& e) {
+    throw usage_error("cannot check '" + program + "': " + e.what());
+  }
+  std::error_code ec;
+  const std::filesystem::path cwd = std::filesystem::current_path(ec);
+  const pgas::tools::globals_found found =
+      pgas::tools::program_globals(data, ec ? std::filesystem::path() : cwd);
+  const std::string report = pgas::tools::globals_report(found);
+  std::fputs(report.c_str(), stdout);
+  if (std::fflush(stdout) != 0) return 1;
+  return found.globals.empty() ? 0 : exit_globals_found;
 }
 
 void set_env(const char* name, const std::string& value) {
@@ -133,6 +171,7 @@ void set_env(const char* name, const std::string& value) {
 struct launch_options {
   bool dry_run = false;
   bool help_env = false;
+  bool check_globals = false;
 };
 
 // --dry-run: the plan pgas::run() would make, from the library's own code and from the
@@ -171,7 +210,8 @@ int launch(int argc, char** argv) {
   launcher_cli app(description, "pgasrun");
   pgas::tools::configure_app(app, "pgasrun",
                              "Usage: pgasrun [-n N] [OPTIONS] [--] PROGRAM [ARGS...]\n"
-                             "       pgasrun --dry-run [-n N] [OPTIONS] [PROGRAM [ARGS...]]\n",
+                             "       pgasrun --dry-run [-n N] [OPTIONS] [PROGRAM [ARGS...]]\n"
+                             "       pgasrun --check-globals PROGRAM [ARGS...]\n",
                              footer, 34);
   // Stop at PROGRAM: its arguments, options included, are its own.
   app.prefix_command();
@@ -228,6 +268,10 @@ int launch(int argc, char** argv) {
                "Print the placement on stdout and exit\n"
                "without running anything (PROGRAM is then\n"
                "optional)");
+  app.add_flag("--check-globals", o.check_globals,
+               "List PROGRAM's writable globals (one object\n"
+               "for all UPC threads, where UPC has one per\n"
+               "thread) and exit without running it");
   auto* verbose_opt = app.add_flag("-v,--verbose")
                           ->description(
                               "Print what pgasrun executes, and every\n"
@@ -274,7 +318,14 @@ int launch(int argc, char** argv) {
     set_env(name.c_str(), text);
     exported += name + "=" + text + " ";
   }
+  if (o.dry_run && o.check_globals) {
+    throw usage_error("--dry-run and --check-globals exclude each other (see pgasrun --help)");
+  }
   if (o.dry_run) return dry_run();
+  if (o.check_globals) {
+    if (command.empty()) throw usage_error("--check-globals needs a program (see pgasrun --help)");
+    return check_globals(command.front());
+  }
   if (command.empty()) throw usage_error("no program to run (see pgasrun --help)");
   check_program(command.front());
   if (verbose_opt->count() > 0) {

@@ -15,6 +15,17 @@
 //     every body starts (thread creation), and everything every body did happens-before run()
 //     returns (the threads are joined).
 //   * Thread safety: every call here is thread-safe; run() does not nest (one job at a time).
+//
+// Globals. The UPC threads share one process, so a namespace-scope variable, a class's static
+// member, a function-local `static` and the C library's state (rand()'s generator, strtok()'s
+// position) are one object for all of them, where UPC gives each thread its own copy. Declare
+// per-thread globals `thread_local`: each UPC thread then has its own, initialised before its
+// first use in that thread (constant initialisers at thread start). Threads 1..THREADS-1 are
+// created for each job and joined at its end, so their thread_local objects start afresh with
+// every run() and are destroyed at the join; thread 0 is the caller of run(), whose objects
+// persist across jobs. Use rand_r() or a thread_local <random> engine instead of rand(), and the
+// _r forms of strtok(), localtime() and the like. `pgasrun --check-globals PROGRAM` lists the
+// writable globals a program has left shared (README, "Per-thread globals").
 #pragma once
 
 #include <concepts>

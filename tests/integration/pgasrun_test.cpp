@@ -1005,6 +1005,7 @@ TEST_CASE("pgasrun --help and --version print on stdout and exit 0", "[pgasrun]"
     CHECK(contains(r.out, "--bind-to"));
     CHECK(contains(r.out, "--map-by"));
     CHECK(contains(r.out, "--report-bindings"));
+    CHECK(contains(r.out, "--check-globals"));
   }
   SECTION("--version") {
     const result r = launch({"--version"});

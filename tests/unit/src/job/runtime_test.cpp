@@ -98,6 +98,22 @@ TEST_CASE("thread_local state is private to each thread", "[runtime]") {
   CHECK(bad == 0);
 }
 
+// The per-thread globals rule of pgas/runtime.hpp: threads 1..N-1 are new in every job, so
+// their thread_local objects start from their initialiser; thread 0 is the caller's thread.
+TEST_CASE("thread_local objects are new in each job but thread 0's", "[runtime]") {
+  static thread_local int calls = 0;
+  std::vector<int> seen(3, -1);
+  for (int job = 1; job <= 3; ++job) {
+    pgas::run(test_job(3), 0, nullptr, [&] {
+      ++calls;
+      pgas::barrier();
+      seen[pgas::mythread()] = calls;
+    });
+    CHECK(seen == std::vector<int>{job, 1, 1});
+  }
+  calls = 0;
+}
+
 TEST_CASE("bind-to core really binds each thread to its planned CPUs", "[runtime]") {
   const auto before = my_affinity();
   const int n = std::min(2, pgas::machine::current().pu_count());

@@ -1,0 +1,119 @@
+// tests/unit/tools/elf_data_test.cpp — reading a program's writable objects with libelf and
+// libdw (tools/elf_data.hpp), on tests/tools/data/globals_prog.cpp built with and without -g
+// (paths in GLOBALS_PROG_DEBUG, GLOBALS_PROG_NODEBUG and GLOBALS_PROG_SOURCE): which sections
+// count, DWARF declarations and types, copy relocations, crt files, and the errors.
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "elf_data.hpp"
+
+using pgas::tools::data_symbol;
+using pgas::tools::elf_data_symbols;
+using pgas::tools::elf_error;
+
+namespace {
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  REQUIRE(value != nullptr);
+  return value;
+}
+
+std::map<std::string, data_symbol> by_name(const pgas::tools::elf_data& data) {
+  std::map<std::string, data_symbol> out;
+  for (const data_symbol& s : data.symbols)
+    out.emplace(s.name, s);
+  return out;
+}
+
+std::string error_of(const std::string& path) {
+  try {
+    (void)elf_data_symbols(path);
+  } catch (const elf_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("writable objects with their DWARF declarations", "[tools][elf]") {
+  const auto data = elf_data_symbols(env("GLOBALS_PROG_DEBUG"));
+  CHECK(data.has_debug_info);
+  CHECK_FALSE(data.stripped);
+  const auto symbols = by_name(data);
+  const std::string source =
+      std::filesystem::path(env("GLOBALS_PROG_SOURCE")).lexically_normal().string();
+
+  REQUIRE(symbols.contains("counter"));
+  const data_symbol& counter = symbols.at("counter");
+  CHECK(counter.size == 4);
+  CHECK(counter.section == ".bss");
+  CHECK_FALSE(counter.local);
+  CHECK_FALSE(counter.copied);
+  CHECK(counter.decl_file == source);
+  CHECK(counter.decl_line == 22);
+  CHECK(counter.type == "int");
+
+  REQUIRE(symbols.contains("seeded"));
+  CHECK(symbols.at("seeded").section == ".data");
+  REQUIRE(symbols.contains("grid"));
+  CHECK(symbols.at("grid").size == 64 * 64 * sizeof(double));
+  REQUIRE(symbols.contains("totals"));
+  CHECK(symbols.at("totals").type == "stats");
+  CHECK(symbols.at("totals").decl_line == 29);
+
+  REQUIRE(symbols.contains("_ZL11file_static"));
+  CHECK(symbols.at("_ZL11file_static").local);
+  REQUIRE(symbols.contains("_ZZ7next_idvE2id"));
+  CHECK(symbols.at("_ZZ7next_idvE2id").decl_line == 43);
+  REQUIRE(symbols.contains("_ZN3app5labelB5cxx11E"));
+  CHECK(symbols.at("_ZN3app5labelB5cxx11E").type.starts_with("std::__cxx11::basic_string<char"));
+
+  // The stand-in static shared object's type, qualified with its namespace.
+  REQUIRE(symbols.contains("shared_counter"));
+  CHECK(symbols.at("shared_counter").type == "pgas::static_scalar<long int>");
+
+  // Thread-local, constant and relocated-then-read-only objects are not writable data.
+  CHECK_FALSE(symbols.contains("per_thread_seed"));
+  CHECK_FALSE(symbols.contains("per_thread_sum"));
+  CHECK_FALSE(symbols.contains("_ZL5table"));
+  CHECK_FALSE(symbols.contains("_ZL5names"));
+
+  // The C library's stderr is copied into the program by a COPY relocation.
+  bool found_stderr = false;
+  for (const auto& [name, s] : symbols) {
+    if (name.starts_with("stderr")) {
+      found_stderr = true;
+      CHECK(s.copied);
+    }
+  }
+  CHECK(found_stderr);
+  // crtstuff.c's local flag, tagged with its file.
+  if (symbols.contains("completed.0")) CHECK(symbols.at("completed.0").object_file == "crtstuff.c");
+}
+
+TEST_CASE("without debug information, objects have no declaration", "[tools][elf]") {
+  const auto data = elf_data_symbols(env("GLOBALS_PROG_NODEBUG"));
+  CHECK_FALSE(data.has_debug_info);
+  CHECK_FALSE(data.stripped);
+  const auto symbols = by_name(data);
+  REQUIRE(symbols.contains("counter"));
+  CHECK(symbols.at("counter").decl_file.empty());
+  CHECK(symbols.at("counter").decl_line == 0);
+  CHECK(symbols.at("counter").type.empty());
+  CHECK_FALSE(symbols.contains("per_thread_seed"));
+}
+
+TEST_CASE("files that are not programs are refused with one line", "[tools][elf]") {
+  const std::string source = env("GLOBALS_PROG_SOURCE");
+  CHECK(error_of(source + ".missing") == "no such file");
+  CHECK(error_of(source) == "not an ELF file");
+  CHECK(error_of(std::filesystem::path(source).parent_path().string()) == "is a directory");
+  CHECK(error_of("/dev/null") == "not a regular file");
+}

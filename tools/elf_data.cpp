@@ -1,0 +1,324 @@
+// tools/elf_data.cpp — the writable data objects of an ELF file (tools/elf_data.hpp): the symbol
+// table read with libelf, declarations and types from DWARF with libdw. The only file that calls
+// elfutils. Entry point: elf_data_symbols().
+
+#include "elf_data.hpp"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <utility>
+
+namespace pgas::tools {
+
+namespace {
+
+// Owners of what the C libraries hand out, so that every path releases them.
+struct fd_closer {
+  int fd;
+  ~fd_closer() { ::close(fd); }
+};
+struct elf_closer {
+  void operator()(Elf* e) const { elf_end(e); }
+};
+struct dwarf_closer {
+  void operator()(Dwarf* d) const { dwarf_end(d); }
+};
+
+// What DWARF says about the variable at one address.
+struct declaration {
+  std::string file;
+  unsigned line = 0;
+  std::string type;
+};
+
+// The name of a DIE qualified with its enclosing namespaces and classes ("pgas::static_array<int,
+// 1, 4>"). dwarf_getscopes_die lists the DIE and its parents, innermost first, up to the CU.
+std::string qualified_name(Dwarf_Die* die) {
+  const char* own = dwarf_diename(die);
+  std::string name = own != nullptr ? own : "";
+  Dwarf_Die* scopes = nullptr;
+  const int n = dwarf_getscopes_die(die, &scopes);
+  for (int i = 1; i < n; ++i) {
+    const int tag = dwarf_tag(&scopes[i]);
+    if (tag != DW_TAG_namespace && tag != DW_TAG_class_type && tag != DW_TAG_structure_type &&
+        tag != DW_TAG_union_type)
+      continue;
+    const char* outer = dwarf_diename(&scopes[i]);
+    name = std::string(outer != nullptr ? outer : "(anonymous namespace)") + "::" + name;
+  }
+  std::free(scopes);
+  return name;
+}
+
+// The variable's type with typedefs and qualifiers peeled, by name; empty when it has none
+// (arrays, pointers and base types are unnamed or need no qualification to be recognised).
+std::string type_name(Dwarf_Die* var) {
+  Dwarf_Attribute attr;
+  Dwarf_Die type;
+  if (dwarf_attr_integrate(var, DW_AT_type, &attr) == nullptr ||
+      dwarf_formref_die(&attr, &type) == nullptr)
+    return {};
+  Dwarf_Die peeled;
+  if (dwarf_peel_type(&type, &peeled) != 0) return {};
+  const int tag = dwarf_tag(&peeled);
+  if (tag == DW_TAG_class_type || tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+      tag == DW_TAG_enumeration_type)
+    return qualified_name(&peeled);
+  const char* name = dwarf_diename(&peeled);
+  return name != nullptr ? name : "";
+}
+
+// The fixed address of a variable whose location is one DW_OP_addr (or DW_OP_addrx, DWARF 5's
+// index into .debug_addr); false for thread-local, register and stack variables.
+bool static_address(Dwarf_Die* var, Dwarf_Addr& address) {
+  Dwarf_Attribute attr;
+  if (dwarf_attr(var, DW_AT_location, &attr) == nullptr) return false;
+  Dwarf_Op* ops = nullptr;
+  std::size_t count = 0;
+  if (dwarf_getlocation(&attr, &ops, &count) != 0 || count != 1) return false;
+  if (ops[0].atom == DW_OP_addr) {
+    address = ops[0].number;
+    return true;
+  }
+  if (ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index) {
+    Dwarf_Attribute addr_attr;
+    return dwarf_getlocation_attr(&attr, &ops[0], &addr_attr) == 0 &&
+           dwarf_formaddr(&addr_attr, &address) == 0;
+  }
+  return false;
+}
+
+// Every variable with a fixed address under `die`, at any depth (namespaces, functions, blocks).
+void collect_variables(Dwarf_Die* die, const std::string& comp_dir,
+                       std::map<Dwarf_Addr, declaration>& out) {
+  Dwarf_Die child;
+  if (dwarf_child(die, &child) != 0) return;
+  do {
+    if (dwarf_tag(&child) == DW_TAG_variable) {
+      Dwarf_Addr address = 0;
+      if (static_address(&child, address) && !out.contains(address)) {
+        declaration d;
+        if (const char* file = dwarf_decl_file(&child); file != nullptr) {
+          std::filesystem::path p(file);
+          if (p.is_relative() && !comp_dir.empty()) p = std::filesystem::path(comp_dir) / p;
+          d.file = p.lexically_normal().string();
+        }
+        int line = 0;
+        if (dwarf_decl_line(&child, &line) == 0 && line > 0) d.line = static_cast<unsigned>(line);
+        d.type = type_name(&child);
+        out.emplace(address, std::move(d));
+      }
+    }
+    collect_variables(&child, comp_dir, out);
+  } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+// The declarations of all compilation units, by address; empty without DWARF.
+std::map<Dwarf_Addr, declaration> read_declarations(Elf* elf, bool& has_debug_info) {
+  std::map<Dwarf_Addr, declaration> out;
+  std::unique_ptr<Dwarf, dwarf_closer> dw(dwarf_begin_elf(elf, DWARF_C_READ, nullptr));
+  has_debug_info = dw != nullptr;
+  if (!dw) return out;
+  Dwarf_Off offset = 0;
+  Dwarf_Off next = 0;
+  std::size_t header_size = 0;
+  while (dwarf_nextcu(dw.get(), offset, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
+    Dwarf_Die cu;
+    if (dwarf_offdie(dw.get(), offset + header_size, &cu) != nullptr) {
+      Dwarf_Attribute attr;
+      const char* dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
+      collect_variables(&cu, dir != nullptr ? dir : "", out);
+    }
+    offset = next;
+  }
+  return out;
+}
+
+std::string elf_message() {
+  return elf_errmsg(-1);
+}
+
+// The relocation type that copies a shared library's object into the executable, for the
+// machines pgas is built on; 0 (no relocation has it) for others.
+unsigned copy_relocation(unsigned machine) {
+  switch (machine) {
+    case EM_X86_64:
+      return R_X86_64_COPY;
+    case EM_386:
+      return R_386_COPY;
+    case EM_AARCH64:
+      return R_AARCH64_COPY;
+    case EM_RISCV:
+      return R_RISCV_COPY;
+    case EM_PPC64:
+      return R_PPC64_COPY;
+    default:
+      return 0;
+  }
+}
+
+// The addresses that COPY relocations fill.
+std::set<GElf_Addr> copied_addresses(Elf* elf, unsigned machine) {
+  std::set<GElf_Addr> out;
+  const unsigned copy = copy_relocation(machine);
+  if (copy == 0) return out;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr h;
+    if (gelf_getshdr(scn, &h) == nullptr || (h.sh_type != SHT_RELA && h.sh_type != SHT_REL) ||
+        h.sh_entsize == 0)
+      continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr) continue;
+    for (std::size_t i = 0; i < h.sh_size / h.sh_entsize; ++i) {
+      if (h.sh_type == SHT_RELA) {
+        GElf_Rela r;
+        if (gelf_getrela(data, static_cast<int>(i), &r) != nullptr && GELF_R_TYPE(r.r_info) == copy)
+          out.insert(r.r_offset);
+      } else {
+        GElf_Rel r;
+        if (gelf_getrel(data, static_cast<int>(i), &r) != nullptr && GELF_R_TYPE(r.r_info) == copy)
+          out.insert(r.r_offset);
+      }
+    }
+  }
+  return out;
+}
+
+// The symbol table to read: .symtab, or .dynsym in a stripped file (`stripped` is then set).
+Elf_Scn* symbol_table(Elf* elf, GElf_Shdr& header, bool& stripped) {
+  Elf_Scn* dynsym = nullptr;
+  GElf_Shdr dynsym_header{};
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr h;
+    if (gelf_getshdr(scn, &h) == nullptr) continue;
+    if (h.sh_type == SHT_SYMTAB) {
+      header = h;
+      return scn;
+    }
+    if (h.sh_type == SHT_DYNSYM) {
+      dynsym = scn;
+      dynsym_header = h;
+    }
+  }
+  header = dynsym_header;
+  stripped = true;
+  return dynsym;
+}
+
+}  // namespace
+
+elf_data elf_data_symbols(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    throw elf_error(errno == ENOENT ? "no such file" : std::strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode)) throw elf_error("is a directory");
+  if (!S_ISREG(st.st_mode)) throw elf_error("not a regular file");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw elf_error(std::strerror(errno));
+  fd_closer closer{fd};
+
+  if (elf_version(EV_CURRENT) == EV_NONE) throw elf_error("libelf: " + elf_message());
+  std::unique_ptr<Elf, elf_closer> elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
+  if (!elf || elf_kind(elf.get()) != ELF_K_ELF) throw elf_error("not an ELF file");
+  GElf_Ehdr ehdr;
+  if (gelf_getehdr(elf.get(), &ehdr) == nullptr)
+    throw elf_error("bad ELF header: " + elf_message());
+  if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN) {
+    throw elf_error("not an executable or shared library (link it first)");
+  }
+  std::size_t shstrndx = 0;
+  if (elf_getshdrstrndx(elf.get(), &shstrndx) != 0) {
+    throw elf_error("bad section table: " + elf_message());
+  }
+
+  // The ranges made read-only after relocation.
+  std::vector<std::pair<GElf_Addr, GElf_Addr>> relro;
+  std::size_t phnum = 0;
+  if (elf_getphdrnum(elf.get(), &phnum) == 0) {
+    for (std::size_t i = 0; i < phnum; ++i) {
+      GElf_Phdr ph;
+      if (gelf_getphdr(elf.get(), static_cast<int>(i), &ph) != nullptr && ph.p_type == PT_GNU_RELRO)
+        relro.emplace_back(ph.p_vaddr, ph.p_vaddr + ph.p_memsz);
+    }
+  }
+  auto in_relro = [&](GElf_Addr a) {
+    for (const auto& [lo, hi] : relro) {
+      if (a >= lo && a < hi) return true;
+    }
+    return false;
+  };
+
+  // Which sections hold writable data, by index, with their names.
+  std::map<std::size_t, std::string> writable;
+  for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn != nullptr;
+       scn = elf_nextscn(elf.get(), scn)) {
+    GElf_Shdr h;
+    if (gelf_getshdr(scn, &h) == nullptr) continue;
+    const char* name = elf_strptr(elf.get(), shstrndx, h.sh_name);
+    const std::string section = name != nullptr ? name : "";
+    const bool data_type = h.sh_type == SHT_PROGBITS || h.sh_type == SHT_NOBITS;
+    const bool flags = (h.sh_flags & SHF_ALLOC) != 0 && (h.sh_flags & SHF_WRITE) != 0 &&
+                       (h.sh_flags & (SHF_TLS | SHF_EXECINSTR)) == 0;
+    if (data_type && flags && !section.starts_with(".data.rel.ro")) {
+      writable.emplace(elf_ndxscn(scn), section);
+    }
+  }
+
+  elf_data out;
+  const std::set<GElf_Addr> copied = copied_addresses(elf.get(), ehdr.e_machine);
+  const auto declarations = read_declarations(elf.get(), out.has_debug_info);
+
+  GElf_Shdr symtab_header{};
+  Elf_Scn* symtab = symbol_table(elf.get(), symtab_header, out.stripped);
+  if (symtab == nullptr) return out;
+  Elf_Data* data = elf_getdata(symtab, nullptr);
+  if (data == nullptr || symtab_header.sh_entsize == 0) return out;
+  const std::size_t count = symtab_header.sh_size / symtab_header.sh_entsize;
+  std::string object_file;
+  for (std::size_t i = 0; i < count; ++i) {
+    GElf_Sym sym;
+    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
+    const char* raw = elf_strptr(elf.get(), symtab_header.sh_link, sym.st_name);
+    const std::string name = raw != nullptr ? raw : "";
+    const int type = GELF_ST_TYPE(sym.st_info);
+    const bool local = GELF_ST_BIND(sym.st_info) == STB_LOCAL;
+    if (type == STT_FILE) {
+      object_file = name;
+      continue;
+    }
+    if (!local) object_file.clear();
+    if (type != STT_OBJECT || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE) continue;
+    const auto section = writable.find(sym.st_shndx);
+    if (section == writable.end() || in_relro(sym.st_value)) continue;
+    data_symbol s;
+    s.name = name;
+    s.size = sym.st_size;
+    s.section = section->second;
+    s.local = local;
+    s.copied = copied.contains(sym.st_value);
+    if (local) s.object_file = object_file;
+    if (const auto d = declarations.find(sym.st_value); d != declarations.end()) {
+      s.decl_file = d->second.file;
+      s.decl_line = d->second.line;
+      s.type = d->second.type;
+    }
+    out.symbols.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace pgas::tools

@@ -1574,3 +1574,15 @@ TEST_CASE("static_misuse: a static lock held when the bodies end is named", "[fa
   CHECK(contains(r.err, "on a lock held by thread 0"));
   CHECK(names_location(r.err, "static_misuse", declared));
 }
+
+TEST_CASE("static_misuse: an extent evaluating to a negative number names the declaration",
+          "[fault][static]") {
+  const int declared = line_of("static_misuse", "@static_misuse:negative");
+  const result r = launch_program(2, "static_misuse", {"negative"});
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(contains(r.err,
+                 "cannot create a static shared array: extent 0 evaluates to -3 for "
+                 "THREADS = 2"));
+  CHECK(names_location(r.err, "static_misuse", declared));
+}

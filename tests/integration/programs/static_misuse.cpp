@@ -12,6 +12,8 @@
 //                 barrier and "the end of its body";
 //   held          thread 0 returns holding the static lock: freeing it after the bodies is
 //                 misuse named at the lock's declaration;
+//   negative      an extent's callable returns a negative number: the job ends before any
+//                 body runs, naming the declaration;
 //   ok            uses everything correctly (status 0, prints the sum).
 #include <cstdio>
 #include <mutex>
@@ -21,6 +23,9 @@
 
 pgas::static_array<int> A(pgas::per_thread(4));  // @static_misuse:declaration
 pgas::static_lock lk;                            // @static_misuse:lock
+
+bool negative_mode = false;  // set by main() before the job: the extent below is then -3
+pgas::static_array<char> N([](int) { return negative_mode ? -3 : 1; });  // @static_misuse:negative
 
 namespace {
 
@@ -39,6 +44,7 @@ int use_before_or_after(const char* when) {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "ok";
   if (mode == "before") return use_before_or_after("before");
+  negative_mode = mode == "negative";
   const int status = pgas::run(argc, argv, [&mode](int, char**) {
     const int me = pgas::mythread();
     pgas::barrier();

@@ -38,6 +38,14 @@ registry& the_registry() {
 
 }  // namespace
 
+// The one caller of static objects' job hooks.
+struct static_registry_access {
+  static void job_begin(static_object& o, int threads) { o.job_begin(threads); }
+  static void thread_create(static_object& o) { o.thread_create(); }
+  static void thread_destroy(static_object& o) noexcept { o.thread_destroy(); }
+  static void job_end(static_object& o) noexcept { o.job_end(); }
+};
+
 static_object::static_object(const char* kind, std::source_location where)
     : kind_(kind), where_(where) {
   if (job_current() != nullptr) {
@@ -67,12 +75,12 @@ void static_object::no_job_error() const {
 
 void static_objects_job_begin(int threads) {
   for (static_object* o : the_registry().objects)
-    o->job_begin(threads);
+    static_registry_access::job_begin(*o, threads);
 }
 
 void static_objects_thread_create() {
   for (static_object* o : the_registry().objects)
-    o->thread_create();
+    static_registry_access::thread_create(*o);
 }
 
 void static_objects_thread_destroy(job& j) noexcept {
@@ -88,12 +96,13 @@ void static_objects_thread_destroy(job& j) noexcept {
   op.where = objects.front()->declared_at();
   barrier_arrive(j, op);
   barrier_complete(j);
-  std::for_each(objects.rbegin(), objects.rend(), [](static_object* o) { o->thread_destroy(); });
+  std::for_each(objects.rbegin(), objects.rend(),
+                [](static_object* o) { static_registry_access::thread_destroy(*o); });
 }
 
 void static_objects_job_end() noexcept {
   for (static_object* o : the_registry().objects)
-    o->job_end();
+    static_registry_access::job_end(*o);
 }
 
 }  // namespace pgas::detail

@@ -20,11 +20,6 @@ class PGAS_API static_object {
  public:
   const std::source_location& declared_at() const noexcept { return where_; }
 
-  virtual void job_begin(int threads) = 0;
-  virtual void thread_create() = 0;
-  virtual void thread_destroy() noexcept = 0;
-  virtual void job_end() noexcept = 0;
-
  protected:
   /// Registers the object; misuse (ending the job) when a job is running: a block-scope static
   /// or a dynamically created object cannot take part in the job's collective creation.
@@ -38,6 +33,13 @@ class PGAS_API static_object {
   [[noreturn]] void no_job_error() const;
 
  private:
+  // Called by pgas::run only (src/job/static_registry.cpp), through static_registry_access.
+  friend struct static_registry_access;
+  virtual void job_begin(int threads) = 0;
+  virtual void thread_create() = 0;
+  virtual void thread_destroy() noexcept = 0;
+  virtual void job_end() noexcept = 0;
+
   const char* kind_;
   std::source_location where_;
 };

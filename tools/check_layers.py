@@ -42,6 +42,7 @@ PUBLIC = {
     "detail/identity.hpp": "base",
     "topology.hpp": "models",
     "layout.hpp": "models",
+    "owned_range.hpp": "models",
     "table_model.hpp": "models",
     "detail/geometry.hpp": "alloc",
     "runtime.hpp": "job",

@@ -10,10 +10,15 @@
 // shared_array's my_chunks() / chunks_of(t) and my_range() / range_of(t) return these; they
 // are also made from a bare pgas::layout (owned_chunks(l, t)), with no job.
 //
-// Chunks. owned_chunks yields index_chunk{begin, end}: runs of consecutive row-major linear
-// indices (the layout's l, as in layout::place_linear) that thread t owns, in the order of
-// its storage — so a chunk is also contiguous in t's part, and a loop over a chunk is a
-// plain loop over memory:
+// Chunks. owned_chunks yields index_chunk{begin, end, offset}: runs of consecutive row-major
+// linear indices (the layout's l, as in layout::place_linear) that thread t owns, in the
+// order of its storage — so a chunk is also contiguous in t's part, from element `offset` of
+// it, and a loop over a chunk is a plain loop over memory:
+//
+//   int* part = A.local_part().data();
+//   for (const pgas::index_chunk& c : A.my_chunks())
+//     for (std::size_t l = c.begin; l < c.end; ++l) part[c.offset + (l - c.begin)] = f(l);
+//
 //   * block-cyclic and [*] (any rank): one chunk per block of t, [k B, min((k+1) B, size))
 //     for k = t, t + THREADS, …; block 1 gives one-element chunks (use my_range there);
 //   * indefinite: thread 0 has one chunk [0, size), every other thread none;
@@ -42,35 +47,56 @@
 #include <array>
 #include <cstddef>
 #include <iterator>
+#include <tuple>
 #include <type_traits>
 
 #include <pgas/layout.hpp>
 
 namespace pgas {
+struct index_chunk;
+}
+// Structured bindings of an index_chunk give [begin, end).
+template <>
+struct std::tuple_size<pgas::index_chunk> : std::integral_constant<std::size_t, 2> {};
+template <std::size_t N>
+struct std::tuple_element<N, pgas::index_chunk> {
+  using type = std::size_t;
+};
+
+namespace pgas {
 
 /// A run of consecutive row-major linear indices [begin, end), all on one thread and
-/// contiguous in its part.
+/// contiguous in its part, from element `offset` of the part (layout::place's offset of
+/// begin). `auto [b, e] = chunk` binds begin and end.
 struct index_chunk {
   std::size_t begin = 0;
   std::size_t end = 0;
+  std::size_t offset = 0;
   std::size_t size() const noexcept { return end - begin; }
   friend bool operator==(const index_chunk&, const index_chunk&) = default;
+
+  template <std::size_t N>
+  requires(N < 2) std::size_t get()
+  const noexcept { return N == 0 ? begin : end; }
 };
 
 namespace detail {
 
-// Walks the chunks of one thread (see the top of this header); for rank > 1 it also keeps the
-// index tuple of the current chunk's first element.
+// Walks the chunks of one thread (see the top of this header); with Tuple and rank > 1 it
+// also keeps the index tuple of the current chunk's first element.
+template <bool Tuple>
 class chunk_cursor {
  public:
   chunk_cursor() = default;
   chunk_cursor(const layout& l, int thread) : l_(&l) {
     rank_ = l.rank();
+    size_ = l.size();
+    block_ = l.block_elements();
     if (thread < 0 || thread >= l.threads()) return;
     const auto t = static_cast<std::size_t>(thread);
     const std::size_t b = l.block_elements();
     if (b == 0) {  // indefinite: all on thread 0
-      if (t == 0) set({0, l.size()}, 0);
+      if (t == 0) set({0, l.size(), 0}, 0);
       return;
     }
     k_ = t;
@@ -78,7 +104,7 @@ class chunk_cursor {
     threads_ = static_cast<std::size_t>(l.threads());
     if (!l.tiled()) {
       stride_ = b * threads_;
-      set({k_ * b, std::min(k_ * b + b, l.size())}, k_ * b);
+      set({k_ * b, std::min(k_ * b + b, l.size()), 0}, k_ * b);
       return;
     }
     tiled_ = true;
@@ -93,12 +119,12 @@ class chunk_cursor {
   void next() noexcept {
     if (!tiled_) {
       const std::size_t b = chunk_.begin;
-      if (stride_ == 0 || l_->size() - b <= stride_) {
+      if (stride_ == 0 || size_ - b <= stride_) {
         done_ = true;
         return;
       }
-      chunk_ = {b + stride_, std::min(b + stride_ + l_->block_elements(), l_->size())};
-      if (rank_ > 1) carry(stride_);
+      chunk_ = {b + stride_, std::min(b + stride_ + block_, size_), chunk_.offset + block_};
+      if (Tuple && rank_ > 1) add(idx_, *l_, rank_, stride_);
       return;
     }
     // The next row of this tile: an odometer over dimensions 0 … rank-2 within [lo_, hi_).
@@ -114,6 +140,7 @@ class chunk_cursor {
       done_ = true;
       return;
     }
+    course_ += block_;
     enter_tile();
   }
 
@@ -142,12 +169,11 @@ class chunk_cursor {
   void set(index_chunk c, std::size_t lin) {
     chunk_ = c;
     done_ = false;
-    if (rank_ > 1) {
+    if (Tuple && rank_ > 1) {
       idx_ = {};
       add(idx_, *l_, rank_, lin);
     }
   }
-  void carry(std::size_t n) noexcept { add(idx_, *l_, rank_, n); }
 
   // Tile k_: its bounds, and its first row.
   void enter_tile() noexcept {
@@ -164,12 +190,17 @@ class chunk_cursor {
     done_ = false;
     row();
   }
-  // The chunk of the row idx_[0 … rank-2] of the current tile.
+  // The chunk of the row idx_[0 … rank-2] of the current tile; its offset is the tile's
+  // course plus the row's row-major position in the (whole, padded) tile.
   void row() noexcept {
+    const auto& tile = l_->spec().tile();
     std::size_t lin = 0;
-    for (std::size_t d = 0; d < rank_; ++d)
+    std::size_t phase = 0;
+    for (std::size_t d = 0; d < rank_; ++d) {
       lin = lin * l_->extent(d) + idx_[d];
-    chunk_ = {lin, lin + (hi_[rank_ - 1] - lo_[rank_ - 1])};
+      phase = phase * tile[d] + (idx_[d] - lo_[d]);
+    }
+    chunk_ = {lin, lin + (hi_[rank_ - 1] - lo_[rank_ - 1]), course_ + phase};
   }
 
   const layout* l_ = nullptr;
@@ -177,7 +208,10 @@ class chunk_cursor {
   bool done_ = true;
   bool tiled_ = false;
   index_chunk chunk_{};
+  std::size_t size_ = 0;     // elements in the array
+  std::size_t block_ = 0;    // elements per block (tile)
   std::size_t k_ = 0;        // the current block (tile)
+  std::size_t course_ = 0;   // tiled: the current tile's offset in the part
   std::size_t threads_ = 1;  // THREADS
   std::size_t stride_ = 0;   // non-tiled: B * THREADS, from one chunk to the next
   std::array<std::size_t, layout::max_rank> idx_{};
@@ -209,7 +243,7 @@ class owned_chunks {
    private:
     friend class owned_chunks;
     explicit iterator(const layout& l, int t) : c_(l, t) {}
-    detail::chunk_cursor c_;
+    detail::chunk_cursor<false> c_;
   };
 
   /// The chunks of `thread` in layout `l` (which must outlive the range).
@@ -250,7 +284,7 @@ class owned_indices {
         c_.next();
         load();
       } else if constexpr (Rank > 1) {
-        detail::chunk_cursor::add(idx_, *layout_, Rank, 1);
+        detail::chunk_cursor<true>::add(idx_, *layout_, Rank, 1);
       }
       return *this;
     }
@@ -266,7 +300,7 @@ class owned_indices {
       end_ = c_.chunk().end;
       if constexpr (Rank > 1) idx_ = c_.start();
     }
-    detail::chunk_cursor c_;
+    detail::chunk_cursor<true> c_;
     const layout* layout_ = nullptr;
     std::size_t l_ = 0;
     std::size_t end_ = 0;

@@ -53,13 +53,13 @@
 //
 // My indices. my_chunks() gives the runs [begin, end) of row-major linear indices the calling
 // thread owns, for every layout, padding excluded — one per block (tile row for tiles), each
-// contiguous in the thread's part; my_range() gives the indices (index tuples for rank > 1)
-// one by one (pgas/owned_range.hpp). The fast loop over my elements:
+// contiguous in the thread's part from the chunk's `offset`; my_range() gives the indices
+// (index tuples for rank > 1) one by one (pgas/owned_range.hpp). The fast loop over my
+// elements:
 //
-//   for (auto [b, e] : A.my_chunks()) {
-//     int* p = A.address(b);                         // the run is contiguous from here
-//     for (std::size_t l = b; l < e; ++l) p[l - b] += 1;
-//   }
+//   int* part = A.local_part().data();
+//   for (const pgas::index_chunk& c : A.my_chunks())
+//     for (std::size_t l = c.begin; l < c.end; ++l) part[c.offset + (l - c.begin)] += 1;
 //
 // Access. A(i, j, …) of an array that has an automatic privatization table of whole rows
 // (pgas/privatize.hpp: built at creation when one applies and costs at most 1/32 of the data;
@@ -234,9 +234,9 @@ class shared_array_base<T, Rank, Block, std::index_sequence<D...>> {
   std::span<T> local_part() const noexcept { return local_part(mythread()); }
 
   /// The row-major linear indices thread t owns, as runs [begin, end) in t's storage order
-  /// (pgas/owned_range.hpp). Each run is contiguous in t's part, from its first element's
-  /// address on (rank 1: address(begin)). Not collective. The range refers to this array's
-  /// layout: use it while the array lives and is not moved.
+  /// (pgas/owned_range.hpp). Each run is contiguous in t's part, from local_part(t)[offset].
+  /// Not collective. The range refers to this array's layout: use it while the array lives
+  /// and is not moved.
   owned_chunks chunks_of(int thread) const noexcept { return {layout(), thread}; }
   /// The calling thread's runs: `for (auto [b, e] : A.my_chunks())`.
   owned_chunks my_chunks() const noexcept { return chunks_of(mythread()); }

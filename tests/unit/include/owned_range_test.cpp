@@ -41,6 +41,7 @@ void check_layout(const pgas::layout& l) {
       REQUIRE(c.begin < c.end);
       REQUIRE(c.end <= l.size());
       const pgas::element_place p0 = place_of(l, c.begin);
+      CHECK(c.offset == p0.offset);
       // Storage order: each chunk starts after the previous one ended.
       CHECK((first || p0.offset >= last_offset));
       first = false;
@@ -122,14 +123,14 @@ TEST_CASE("owned ranges: hand-worked chunks", "[owned_range]") {
   std::vector<pgas::index_chunk> got;
   for (const auto& ch : pgas::owned_chunks(c, 1))
     got.push_back(ch);
-  CHECK(got == std::vector<pgas::index_chunk>{{3, 6}, {9, 10}});
+  CHECK(got == std::vector<pgas::index_chunk>{{3, 6, 0}, {9, 10, 3}});
   // shared [2][3] int T[5][4] over 3 threads: tiles (row-major) 0 1 / 2 3 / 4 5; thread 1 has
   // tiles 1 (rows 0-1, columns 3) and 4 (row 4, columns 0-2).
   const pgas::layout t({5, 4}, pgas::block_spec::tiles({2, 3}), 3);
   got.clear();
   for (const auto& ch : pgas::owned_chunks(t, 1))
     got.push_back(ch);
-  CHECK(got == std::vector<pgas::index_chunk>{{3, 4}, {7, 8}, {16, 19}});
+  CHECK(got == std::vector<pgas::index_chunk>{{3, 4, 0}, {7, 8, 3}, {16, 19, 6}});
   std::vector<std::array<std::size_t, 2>> idx;
   for (auto [i, j] : pgas::owned_indices<2>(t, 1))
     idx.push_back({i, j});
@@ -139,6 +140,6 @@ TEST_CASE("owned ranges: hand-worked chunks", "[owned_range]") {
   got.clear();
   for (const auto& ch : pgas::owned_chunks(ind, 0))
     got.push_back(ch);
-  CHECK(got == std::vector<pgas::index_chunk>{{0, 6}});
+  CHECK(got == std::vector<pgas::index_chunk>{{0, 6, 0}});
   CHECK(pgas::owned_chunks(ind, 2).begin() == pgas::owned_chunks::sentinel{});
 }

@@ -610,9 +610,8 @@ TEST_CASE("shared arrays: my_chunks and my_range cover each thread's elements ex
         // Each thread adds 1 to each of its elements through the chunks (contiguous from
         // address(begin)), then 10 through my_range; every element must hold 11, written by its
         // owner.
-        for (auto [b, e] : arr.my_chunks()) {
-          const std::vector<std::size_t> at = arr.layout().unlinear(b);
-          const std::size_t first = arr.layout().place(std::span<const std::size_t>(at)).offset;
+        for (const pgas::index_chunk& c : arr.my_chunks()) {
+          const std::size_t b = c.begin, e = c.end, first = c.offset;
           int* const run = arr.local_part().data() + first;  // the chunk is contiguous here
           for (std::size_t l = b; l < e; ++l) {
             const std::vector<std::size_t> idx = arr.layout().unlinear(l);

@@ -48,7 +48,6 @@
 #pragma once
 
 #include <concepts>
-#include <cstdint>
 #include <source_location>
 #include <string>
 #include <type_traits>
@@ -68,6 +67,11 @@ struct everyone_t {
 inline constexpr everyone_t everyone{};
 
 namespace detail {
+
+// What the stepped and general forms take as an affinity: a function of the index (integer or
+// pointer-to-shared), or pgas::everyone.
+template <class A, class I>
+concept forall_affinity = std::invocable<A&, I> || std::same_as<std::remove_cvref_t<A>, everyone_t>;
 
 // Runs body(i) for the iterations `loop` visits whose affinity names the calling thread (every
 // one inside a controlling forall); an everyone loop runs them all and controls nothing.
@@ -92,7 +96,7 @@ void forall_each(Loop&& loop, A& affinity, F& body) {
 class step {
  public:
   template <std::integral K>
-  step(K k, std::source_location where = std::source_location::current()) {
+  explicit step(K k, std::source_location where = std::source_location::current()) {
     if (k < 1) {
       detail::misuse("pgas::step(" + std::to_string(k) + "): a forall step must be at least 1",
                      where);
@@ -177,10 +181,8 @@ void forall(I lo, I hi, step s, F&& body) {
 
 /// upc_forall (i = lo; i < hi; i += k; affinity(i)), and with pgas::everyone (`continue`).
 template <std::integral I, class A, class F>
-requires std::invocable<F&, I> &&
-    (std::invocable<A&, I> ||
-     std::same_as<std::remove_cvref_t<A>, everyone_t>)void forall(I lo, I hi, step s, A&& affinity,
-                                                                  F&& body) {
+requires std::invocable<F&, I> && detail::forall_affinity<A, I>
+void forall(I lo, I hi, step s, A&& affinity, F&& body) {
   using U = std::make_unsigned_t<I>;
   const auto span =
       lo < hi
@@ -202,9 +204,8 @@ requires std::invocable<F&, I> &&
 /// or next(i&) updates i in place.
 template <std::integral I, class C, class N, class A, class F>
 requires std::predicate<C&, I> && detail::forall_next<N, I> && std::invocable<F&, I> &&
-    (std::invocable<A&, I> ||
-     std::same_as<std::remove_cvref_t<A>, everyone_t>)void forall(I first, C&& cond, N&& next,
-                                                                  A&& affinity, F&& body) {
+    detail::forall_affinity<A, I>
+void forall(I first, C&& cond, N&& next, A&& affinity, F&& body) {
   detail::forall_each(
       [&](auto&& visit) {
         for (I i = first; cond(i); detail::forall_advance(next, i))

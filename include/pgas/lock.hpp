@@ -19,7 +19,8 @@
 //   * Outside a job locks work as in a job of one thread (thread 0): all_lock_alloc() and
 //     all_lock_free() act alone, and misuse throws pgas::usage_error.
 //   * Thread safety: a handle is a value; any thread may use any copy. Allocation and freeing
-//     are thread-safe.
+//     are thread-safe. A handle is shared data: shared_array<lock_t> holds null handles until
+//     threads store locks into it (pgas/shared_storable.hpp).
 //
 // Waiting for a held lock spins briefly, then yields, then sleeps on a futex (as barriers do),
 // so oversubscribed jobs progress.
@@ -48,6 +49,9 @@
 #include <pgas/detail/export.hpp>
 
 #include <source_location>
+#include <type_traits>
+
+#include <pgas/shared_storable.hpp>
 
 namespace pgas {
 
@@ -83,6 +87,12 @@ class PGAS_API lock_t {
   explicit lock_t(detail::lock_state* s) noexcept : state_(s) {}
   detail::lock_state* state_ = nullptr;
 };
+
+/// Lock handles are shared data (UPC `upc_lock_t *shared l[THREADS]`): zero bytes are the
+/// null handle (pgas/shared_storable.hpp), so shared_array<lock_t> and structs holding handles
+/// work; their elements start null.
+template <>
+struct zero_default<lock_t> : std::true_type {};
 
 /// Collective (UPC `upc_all_lock_alloc`): every thread calls it and every thread gets a handle
 /// to the same new, unlocked lock. Throws std::bad_alloc when memory is exhausted.

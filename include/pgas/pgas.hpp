@@ -32,7 +32,9 @@
 #include <pgas/privatize.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/shared_array.hpp>
+#include <pgas/shared_storable.hpp>
 #include <pgas/sptr.hpp>
+#include <pgas/static_shared.hpp>
 #include <pgas/strict.hpp>
 #include <pgas/sync.hpp>
 #include <pgas/table_model.hpp>

@@ -22,8 +22,15 @@
 //     site; with bounds checking (config::bounds_check) so is an index outside the extents,
 //     named at the index's call site with the index and the extents. Inside a job misuse ends
 //     the job naming the thread. Out of shared memory throws pgas::bad_shared_alloc on every
-//     thread. A type that is not trivially copyable and default constructible, or aligned to
-//     more than 64 bytes, or a compile-time block beyond config::max_block, does not compile.
+//     thread. A type that is not shared data (pgas/shared_storable.hpp: trivially copyable,
+//     trivially destructible and valid as zero bytes — pointers-to-shared, lock handles and
+//     aggregates of them are), or aligned to more than 64 bytes, or a compile-time block beyond
+//     config::max_block, does not compile.
+//   * An array with static storage duration — a block-scope `static pgas::shared_array`, or
+//     one inside a global — created inside a job is misuse named at its declaration: one
+//     thread runs a static's initialisation while the others wait in its guard, so the
+//     collective creation could never complete (the job would hang). Namespace-scope shared
+//     data is pgas::static_array (pgas/static_shared.hpp).
 //   * Outside a job an array cannot be created: the constructor throws pgas::usage_error.
 //     Checked element access is noexcept only when unchecked, so that misuse outside a job
 //     reaches the caller as that exception too.
@@ -68,6 +75,7 @@
 #include <pgas/detail/shared_array_impl.hpp>
 #include <pgas/layout.hpp>
 #include <pgas/runtime.hpp>
+#include <pgas/shared_storable.hpp>
 #include <pgas/sptr.hpp>
 
 namespace pgas {
@@ -96,8 +104,9 @@ namespace detail {
 template <class T, std::size_t Rank, std::size_t Block, std::size_t... D>
 class shared_array_base<T, Rank, Block, std::index_sequence<D...>> {
   static_assert(Rank >= 1 && Rank <= pgas::layout::max_rank, "shared_array rank must be 1..8");
-  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>,
-                "shared data must be trivially copyable and default constructible");
+  static_assert(is_shared_storable_v<T>,
+                "shared data must be trivially copyable, trivially destructible and valid as zero "
+                "bytes (pgas/shared_storable.hpp)");
   static_assert(alignof(T) <= 64, "shared elements may be aligned to at most 64 bytes");
   static_assert(Block == dynamic_block || Block <= config::max_block,
                 "block size exceeds config::max_block (2^sptr_phase_bits elements)");

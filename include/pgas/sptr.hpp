@@ -28,7 +28,9 @@
 //     pgas::strict_load/strict_store (pgas/strict.hpp, which says what relaxed means here).
 //   * Thread safety: an sptr is a value (8 bytes; 16 for a run-time block, which also points
 //     to its block size's divider); using copies of it on any threads is safe, and the
-//     memory it points to is as safe as any memory shared by threads.
+//     memory it points to is as safe as any memory shared by threads. It is shared data
+//     itself: shared_array<sptr<T, B>> and structs holding pointers-to-shared work, their
+//     zero-initialised elements being null (pgas/shared_storable.hpp).
 //
 // Limits: a block has at most config::max_block elements and the shared space at most
 // 2^config::sptr_offset_bits bytes (16 TiB by default: e.g. 4096 threads of 4 GiB), because a
@@ -68,6 +70,7 @@
 #include <pgas/detail/geometry.hpp>
 #include <pgas/detail/sptr_word.hpp>
 #include <pgas/runtime.hpp>
+#include <pgas/shared_storable.hpp>
 
 namespace pgas {
 
@@ -308,6 +311,13 @@ class sptr {
   std::uint64_t w_ = 0;
   [[no_unique_address]] detail::block_ref<B> blk_{};
 };
+
+/// Pointers-to-shared are shared data (UPC `shared int *shared p[THREADS]`): the zero word is
+/// the null pointer (pgas/shared_storable.hpp), with block 1 for a run-time block, as a
+/// default-constructed one. A run-time-block pointer also holds the address of its block's
+/// divider, which is valid in every thread of the process.
+template <class T, std::size_t B>
+struct zero_default<sptr<T, B>> : std::true_type {};
 
 // UPC's pointer-to-shared functions (§7.2.3), for any pointer-to-shared including generic.
 

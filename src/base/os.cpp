@@ -8,6 +8,7 @@
 
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <link.h>
 #include <linux/futex.h>
 #include <numaif.h>
 #include <sched.h>
@@ -178,6 +179,29 @@ const char* os_module_of(const void* addr) noexcept {
   if (dladdr(addr, &info) == 0 || info.dli_fname == nullptr || *info.dli_fname == '\0')
     return nullptr;
   return info.dli_fname;
+}
+
+bool os_in_static_storage(const void* addr) noexcept {
+  struct query {
+    std::uintptr_t addr;
+    bool found;
+  } q{reinterpret_cast<std::uintptr_t>(addr), false};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) -> int {
+        auto* q = static_cast<query*>(data);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD || (ph.p_flags & PF_W) == 0) continue;
+          const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+          if (q->addr >= start && q->addr < start + ph.p_memsz) {
+            q->found = true;
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &q);
+  return q.found;
 }
 
 int os_setup_signal_stack() noexcept {

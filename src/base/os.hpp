@@ -93,6 +93,11 @@ int os_on_quick_exit(void (*quick_fn)()) noexcept;
 /// (dladdr). Not async-signal-safe.
 const char* os_module_of(const void* addr) noexcept;
 
+/// True when `addr` lies in the writable static storage (.data, .bss) of the program or of a
+/// loaded shared library (dl_iterate_phdr: writable PT_LOAD segments); false for stacks, the
+/// heap, mappings and thread-local storage. Takes the loader's lock; not async-signal-safe.
+bool os_in_static_storage(const void* addr) noexcept;
+
 /// Gives the calling thread an alternate signal stack (so a stack overflow can still be
 /// reported). Allocates once per thread; os_release_signal_stack frees it.
 int os_setup_signal_stack() noexcept;

@@ -29,7 +29,8 @@ enum class op_kind : std::uint8_t {
   value_allreduce_span,
   upc_collective,  // the ALLSYNC barriers of pgas/upc_collectives.hpp
   atomicdomain_alloc,
-  atomicdomain_free
+  atomicdomain_free,
+  static_objects  // the end of the bodies, before static shared objects are freed
 };
 
 struct barrier_op {

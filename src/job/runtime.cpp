@@ -3,8 +3,9 @@
 //
 // Start-up order: read the run settings (the environment, src/job/run_options.cpp) -> load
 // the machine -> plan placement -> install fault handlers -> start the watchdog (timeout,
-// SIGQUIT) -> bind thread 0 -> create threads 1..N-1 (each binds itself) -> run the body. Thread
-// 0's original binding is restored afterwards, since it is the caller's thread.
+// SIGQUIT) -> bind thread 0 -> create threads 1..N-1 (each binds itself) -> create the static
+// shared objects (src/job/static_registry.cpp) -> run the body -> free the static shared
+// objects. Thread 0's original binding is restored afterwards, since it is the caller's thread.
 
 #include <fmt/format.h>
 
@@ -24,6 +25,7 @@
 #include "src/job/barrier.hpp"
 #include "src/job/job.hpp"
 #include "src/job/run_options.hpp"
+#include "src/job/static_registry.hpp"
 #include "src/job/watchdog.hpp"
 
 namespace pgas {
@@ -113,15 +115,21 @@ void* worker_main(void* arg) {
   auto* j = detail::job_current();
   const int t = static_cast<int>(reinterpret_cast<std::intptr_t>(arg));
   thread_body(*j, t);
+  detail::static_objects_thread_create();
   int status = j->body(j->argc, j->argv);
+  detail::static_objects_thread_destroy(*j);
   thread_finish(*j, t, status);
   return nullptr;
 }
 
 int run_thread0(detail::job& j) noexcept {
-  // noexcept: an exception escaping thread 0's body must end the job, not unwind into the
-  // caller of pgas::run while the other threads still run.
-  return j.body(j.argc, j.argv);
+  // noexcept: an exception escaping thread 0's body (or the creation of the static shared
+  // objects) must end the job, not unwind into the caller of pgas::run while the other threads
+  // still run.
+  detail::static_objects_thread_create();
+  const int status = j.body(j.argc, j.argv);
+  detail::static_objects_thread_destroy(j);
+  return status;
 }
 
 }  // namespace
@@ -216,6 +224,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   j->argc = argc;
   j->argv = argv;
   detail::job_threads = j->threads;
+  detail::static_objects_job_begin(j->threads);
   detail::current.store(j.get(), std::memory_order_release);
   detail::job_live.store(true, std::memory_order_release);
   detail::faults_install(detail::explain_fault);
@@ -242,6 +251,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
     detail::os_set_thread_binding(j->topo.get(), saved_binding);
     hwloc_bitmap_free(saved_binding);
   }
+  detail::static_objects_job_end();
   detail::watchdog_stop();
   detail::faults_uninstall();
   if (j->report_memory) detail::os_write_stderr(detail::space_report());

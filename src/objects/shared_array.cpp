@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "src/base/os.hpp"
 #include "src/job/barrier.hpp"
 #include "src/job/collective.hpp"
 #include "src/job/job.hpp"
@@ -36,6 +37,19 @@ void index_error(std::span<const std::size_t> index, std::span<const std::size_t
 
 void layout_error(const char* what, const std::source_location& where) {
   misuse(fmt::format("cannot create a shared array: {}", what), where);
+}
+
+void shared_array_check_storage(const void* object, const std::source_location& where) {
+  // Only inside a job: outside one the creation fails anyway (no shared space), and a
+  // namespace-scope array constructed before main() gets that usage_error.
+  if (job_current() == nullptr || !os_in_static_storage(object)) return;
+  misuse(
+      "a pgas::shared_array with static storage duration (a block-scope `static`, or one inside "
+      "a global) is created inside the job: only one thread runs a static's initialisation "
+      "while the others wait for it, so its collective creation can never complete; declare it "
+      "at namespace scope as pgas::static_array (<pgas/static_shared.hpp>), or create it in the "
+      "body and pass it on",
+      where);
 }
 
 void shared_array_agree(const pgas::layout& l, std::size_t element_size,

@@ -1534,3 +1534,80 @@ TEST_CASE("nb_misuse engine_fault: a fault in a copy engine names the engine, no
   CHECK(contains(r.err, "the copy engine of NUMA node"));
   CHECK(contains(r.err, "(not one of the 2 UPC threads)"));
 }
+
+TEST_CASE("static_misuse: static shared objects work at every THREADS", "[run][static]") {
+  for (int n : {1, 2, 4}) {
+    const result r = launch_program(n, "static_misuse", {"ok"});
+    INFO("pgasrun -n " << n << " static_misuse ok");
+    require_exit(r, 0);
+    INFO(r);
+    // 100 increments of A[0] by each thread under the static lock, plus t in A[4t + 1].
+    CHECK(contains(r.out, "sum=" + std::to_string(100 * n + n * (n - 1) / 2) + "\n"));
+  }
+}
+
+TEST_CASE("static_misuse: using a static array outside a job names its declaration",
+          "[fault][static]") {
+  const int declared = line_of("static_misuse", "@static_misuse:declaration");
+  for (const std::string mode : {"before", "after"}) {
+    const result r = launch_program(2, "static_misuse", {mode});
+    INFO("pgasrun -n 2 static_misuse " << mode);
+    require_exit(r, 3);
+    INFO(r);
+    CHECK(contains(r.err, mode + ": pgas: the pgas::static_array declared here is used outside "
+                                 "pgas::run()"));
+    CHECK(names_location(r.err, "static_misuse", declared));
+  }
+}
+
+TEST_CASE("static_misuse: block-scope statics end the job at once naming their line",
+          "[fault][static]") {
+  for (const std::string mode : {"local_static", "block_static"}) {
+    const int line = line_of("static_misuse", "@static_misuse:" + mode);
+    for (int n : {1, 2, 4}) {
+      const result r = launch_program(n, "static_misuse", {mode});
+      INFO("pgasrun -n " << n << " static_misuse " << mode);
+      require_exit(r, 1);  // bounded: never the hang of other threads in the static's guard
+      INFO(r);
+      CHECK(names_location(r.err, "static_misuse", line));
+      CHECK(contains(r.err, "namespace scope"));
+      CHECK(contains(r.err, mode == "local_static" ? "a pgas::static_array is constructed while "
+                                                     "a job runs"
+                                                   : "a pgas::shared_array with static storage "
+                                                     "duration"));
+      CHECK_FALSE(contains_nocase(r.err, "uncaught"));
+    }
+  }
+}
+
+TEST_CASE("static_misuse: a body returning early meets the others at the end of its body",
+          "[fault][static]") {
+  const int barrier = line_of("static_misuse", "@static_misuse:barrier");
+  const result r = launch_program(3, "static_misuse", {"early_return"});
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(contains_nocase(r.err, "mismatch"));
+  CHECK(contains(r.err, "thread 1: the end of its body"));
+  CHECK(names_location(r.err, "static_misuse", barrier));
+}
+
+TEST_CASE("static_misuse: a static lock held when the bodies end is named", "[fault][static]") {
+  const int declared = line_of("static_misuse", "@static_misuse:lock");
+  const result r = launch_program(2, "static_misuse", {"held"});
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(contains(r.err, "on a lock held by thread 0"));
+  CHECK(names_location(r.err, "static_misuse", declared));
+}
+
+TEST_CASE("static_misuse: an extent evaluating to a negative number names the declaration",
+          "[fault][static]") {
+  const int declared = line_of("static_misuse", "@static_misuse:negative");
+  const result r = launch_program(2, "static_misuse", {"negative"});
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(contains(r.err,
+                 "cannot create a static shared array: extent 0 evaluates to -3 for "
+                 "THREADS = 2"));
+  CHECK(names_location(r.err, "static_misuse", declared));
+}

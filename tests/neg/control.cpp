@@ -40,7 +40,18 @@ void control(pgas::sptr<int, 3> p3, pgas::sptr<const int, 4> c4, pgas::sptr<int,
   (void)cv, (void)m;
 }
 
+// Pointers-to-shared, lock handles and aggregates of them are shared data.
+struct chain_link {
+  pgas::sptr<chain_link> next;
+  pgas::lock_t guard;
+  long key;
+};
+pgas::static_array<pgas::sptr<int>> pointers(pgas::per_thread(1));
+pgas::static_array<chain_link, 2> links({4, pgas::per_thread(2)}, pgas::block_spec::cyclic(2));
+
 void control_array() {
+  const pgas::shared_array<pgas::lock_t> locks({10});
+  const pgas::shared_array<pgas::sptr<double, pgas::dynamic_block>> runtime_pointers({10});
   const pgas::shared_array<int, 1, pgas::config::max_block> big({10});
   const pgas::shared_array<plain, 2> t({4, 4}, pgas::block_spec::tiles({2, 2}));
 }

@@ -53,6 +53,10 @@ using index_of = index_arg;
                                        std::span<const std::size_t> extents,
                                        const std::source_location& where);
 [[noreturn]] PGAS_API void layout_error(const char* what, const std::source_location& where);
+// Misuse when `object` (an array being created) has static storage duration: a block-scope
+// `static` is initialised by one thread while the others wait for its guard, so the
+// collective creation could never complete (src/objects/shared_array.cpp).
+PGAS_API void shared_array_check_storage(const void* object, const std::source_location& where);
 // Collective: the barrier that ends an array's creation, at which every thread must bring the
 // same layout and element size (a mismatch ends the job naming each thread's declaration).
 PGAS_API void shared_array_agree(const pgas::layout& l, std::size_t element_size,
@@ -101,6 +105,7 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
 
   // Collective: allocates, zeroes and agrees on the array, then builds its automatic table.
   void create(const index_type& extents, block_spec spec, const std::source_location& where) {
+    shared_array_check_storage(this, where);
     try {
       layout_ = pgas::layout({extents.begin(), extents.end()}, std::move(spec), threads());
     } catch (const std::invalid_argument& e) {

@@ -43,6 +43,7 @@ PUBLIC = {
     "shared_storable.hpp": "base",
     "topology.hpp": "models",
     "layout.hpp": "models",
+    "owned_range.hpp": "models",
     "table_model.hpp": "models",
     "detail/geometry.hpp": "alloc",
     "runtime.hpp": "job",

@@ -49,6 +49,8 @@
 #include <source_location>
 #include <string>
 
+#include <pgas/sptr.hpp>
+
 namespace pgas {
 
 /// Thrown when a shared allocation cannot be satisfied. Derives from std::bad_alloc so code
@@ -73,6 +75,18 @@ class PGAS_API bad_shared_alloc : public std::bad_alloc {
 /// A distributed allocation: nblocks blocks of block_bytes dealt round-robin over threads,
 /// at one offset in every segment (UPC's `shared [nbytes] char *` result of upc_all_alloc).
 /// A small value type; copies refer to the same memory.
+///
+/// Like UPC's `shared void *` result, it converts implicitly to any pointer-to-shared with a
+/// compile-time block (and to sptr<void>): the pointer to the allocation's start — thread 0,
+/// phase 0, addrfield offset() — which the pointer's own block then walks:
+///
+///   pgas::sptr<int> p = pgas::all_alloc(pgas::threads(), sizeof(int));  // shared int *p
+///   p[t] = t;                                              // thread t's int
+///   pgas::sptr<double, 4> q = pgas::all_alloc(pgas::threads(), 4 * sizeof(double));
+///
+/// (UPC leaves it to the program to pick a pointer type that matches nbytes, and so does
+/// this.) An empty allocation gives the null pointer-to-shared. A run-time-block pointer is
+/// sptr<T, pgas::dynamic_block>::from_parts(0, a.offset(), 0, block).
 class PGAS_API shared_alloc {
  public:
   shared_alloc() noexcept = default;
@@ -90,6 +104,13 @@ class PGAS_API shared_alloc {
   void* part(int thread) const noexcept;
   /// Start of block i, on thread i % THREADS.
   void* block(std::size_t i) const noexcept;
+
+  /// The allocation's start as a pointer-to-shared (see above). Outside a job, where no
+  /// allocation exists, only an empty one converts (to the null pointer).
+  template <class T, std::size_t B>
+  requires(B != dynamic_block) operator sptr<T, B>() const noexcept {
+    return sptr<T, B>::from_word(offset_);
+  }
 
  private:
   friend shared_alloc detail_make_shared_alloc(std::size_t, std::size_t, std::size_t,
@@ -119,6 +140,19 @@ PGAS_API shared_alloc global_alloc(std::size_t nblocks, std::size_t nbytes,
 /// nbytes == 0 returns a unique non-null pointer. Thread-safe.
 PGAS_API void* local_alloc(std::size_t nbytes);
 
+/// local_alloc as UPC's upc_alloc returns it: a `shared void *` with affinity to the calling
+/// thread (phase 0), which converts implicitly to any pointer-to-shared with a compile-time
+/// block — `shared [] T *` (pgas::indefinite) walks the allocation on this thread:
+///
+///   pgas::sptr<int, pgas::indefinite> p = pgas::local_alloc_shared(n * sizeof(int));
+///   p[n - 1] = 7;
+///   pgas::free(p);
+///
+/// Same errors and thread safety as local_alloc.
+inline sptr<void> local_alloc_shared(std::size_t nbytes) {
+  return sptr_from(static_cast<char*>(local_alloc(nbytes)));
+}
+
 /// Frees a distributed allocation (UPC `upc_free` on upc_all_alloc/upc_global_alloc memory):
 /// one thread calls it. Freeing one that is not live ends the job (double free).
 PGAS_API void free(shared_alloc a, std::source_location where = std::source_location::current());
@@ -130,6 +164,13 @@ PGAS_API void free(shared_alloc a, std::source_location where = std::source_loca
 /// a double free there corrupts the allocator (the memory may be handed out twice), as free()
 /// does in C.
 PGAS_API void free(void* p, std::source_location where = std::source_location::current());
+/// Frees a local allocation given as a pointer-to-shared (UPC `upc_free` of a `shared void *`
+/// from upc_alloc): as free(void*) of its address; the null pointer-to-shared is ignored. A
+/// pointer into a distributed allocation is misuse (free its pgas::shared_alloc).
+template <class T, std::size_t B>
+void free(const sptr<T, B>& p, std::source_location where = std::source_location::current()) {
+  if (p) free(const_cast<void*>(static_cast<const void*>(p.get())), where);
+}
 
 /// Collective (UPC `upc_all_free`): every thread passes the same allocation; it is freed once,
 /// after every thread has called and before any returns, so that on return the space is free

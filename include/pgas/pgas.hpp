@@ -29,6 +29,7 @@
 #include <pgas/layout.hpp>
 #include <pgas/lock.hpp>
 #include <pgas/nb.hpp>
+#include <pgas/owned_range.hpp>
 #include <pgas/privatize.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/shared_array.hpp>

@@ -4,8 +4,11 @@
 //   pgas::shared_array<double, 2> A({1024, 1024}, pgas::block_spec::cyclic(1024));  // rows
 //   pgas::shared_array<int, 2> T({8, 9}, pgas::block_spec::tiles({2, 3}));       // 2×3 tiles
 //   pgas::shared_array<int, 1, 4> V({100});          // compile-time block: shared [4] int V[100]
+//   pgas::shared_array<int> W({n});                  // no block: shared int W[n] (block 1)
 //   A(i, j) = 1.0;                       // any thread's element, by reference
 //   pgas::sptr<double, pgas::dynamic_block> p = A.ptr(i, j);   // &A[i][j]
+//   pgas::sptr<int> w = W.ptr(3);                    // shared int *w = &W[3]
+//   for (auto [b, e] : W.my_chunks()) …              // the indices this thread owns
 //
 // Layouts are those of pgas/layout.hpp. The array is one symmetric allocation
 // (pgas::all_alloc): thread t's part sits at the same offset of segment t, bound to t's NUMA
@@ -43,6 +46,28 @@
 //     its own array object; every const member may be called on any thread's object at any
 //     time while it lives. Arrays are move-only; a moved-from array owns nothing.
 //
+// UPC's defaults. An array declared without a block is UPC's `shared T A[…]`, block 1: for
+// rank 1 element i is on thread i mod THREADS; for rank > 1 the row-major (flattened) index
+// is dealt one element per thread, exactly as UPC lays out `shared int M[4][5]` — not rows,
+// not tiles (give block_spec::cyclic(n) for rows of n, or tiles). The array type keeps a
+// run-time block (the Block parameter defaults to dynamic_block, so that every block_spec
+// can be passed to the same type), and ptr() returns sptr<T, dynamic_block>; that pointer
+// converts implicitly to sptr<T> (or any compile-time sptr<T, B>) when its block is that B,
+// checked at the conversion (pgas/sptr.hpp), so `pgas::sptr<int> p = A.ptr(0);` is UPC's
+// `shared int *p = &A[0];`. Converting to a block the array does not have ends the job naming
+// the conversion's line. Writing shared_array<T, Rank, 1> instead fixes block 1 in the type:
+// its ptr() is a one-word sptr<T> and A(i) divides by THREADS only.
+//
+// My indices. my_chunks() gives the runs [begin, end) of row-major linear indices the calling
+// thread owns, for every layout, padding excluded — one per block (tile row for tiles), each
+// contiguous in the thread's part from the chunk's `offset`; my_range() gives the indices
+// (index tuples for rank > 1) one by one (pgas/owned_range.hpp). The fast loop over my
+// elements:
+//
+//   int* part = A.local_part().data();
+//   for (const pgas::index_chunk& c : A.my_chunks())
+//     for (std::size_t l = c.begin; l < c.end; ++l) part[c.offset + (l - c.begin)] += 1;
+//
 // Access. A(i, j, …) of an array that has an automatic privatization table of whole rows
 // (pgas/privatize.hpp: built at creation when one applies and costs at most 1/32 of the data;
 // uses_table() says so) is a load of the row pointer plus the column, and loops over it
@@ -74,6 +99,7 @@
 #include <pgas/config.hpp>
 #include <pgas/detail/shared_array_impl.hpp>
 #include <pgas/layout.hpp>
+#include <pgas/owned_range.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/shared_storable.hpp>
 #include <pgas/sptr.hpp>
@@ -86,7 +112,8 @@ class shared_array_base;
 }
 
 /// UPC `shared [Block] T A[d0]…[dRank-1]`; Block = pgas::dynamic_block (the default) takes
-/// the block specification — cyclic B, indefinite, [*] or tiles — at run time. Its members
+/// the block specification — cyclic B, indefinite, [*] or tiles — at run time, block 1 when
+/// none is given (UPC's default; see "UPC's defaults" above). Its members
 /// are those of detail::shared_array_base below, which takes one index parameter per
 /// dimension.
 template <class T, std::size_t Rank = 1, std::size_t Block = dynamic_block>
@@ -214,6 +241,19 @@ class shared_array_base<T, Rank, Block, std::index_sequence<D...>> {
   std::span<T> local_part(int thread) const noexcept { return impl_.local_part(thread); }
   /// The calling thread's part.
   std::span<T> local_part() const noexcept { return local_part(mythread()); }
+
+  /// The row-major linear indices thread t owns, as runs [begin, end) in t's storage order
+  /// (pgas/owned_range.hpp). Each run is contiguous in t's part, from local_part(t)[offset].
+  /// Not collective. The range refers to this array's layout: use it while the array lives
+  /// and is not moved.
+  owned_chunks chunks_of(int thread) const noexcept { return {layout(), thread}; }
+  /// The calling thread's runs: `for (auto [b, e] : A.my_chunks())`.
+  owned_chunks my_chunks() const noexcept { return chunks_of(mythread()); }
+  /// Every index thread t owns, in the order of chunks_of(t): std::size_t for rank 1,
+  /// std::array<std::size_t, Rank> for more (`for (auto [i, j] : M.range_of(t))`).
+  owned_indices<Rank> range_of(int thread) const noexcept { return {layout(), thread}; }
+  /// The calling thread's indices: `for (auto i : A.my_range()) A[i] = …`.
+  owned_indices<Rank> my_range() const noexcept { return range_of(mythread()); }
 
   /// Calls f(element, index) for every element with affinity to the calling thread, in the
   /// owner's storage order (no padding). Not collective.

@@ -45,11 +45,20 @@
 // Conversions (UPC §6.4.3):
 //   * sptr<T, B> → sptr<const T, B> and → sptr<void> (the generic pointer-to-shared, which
 //     keeps the phase) are implicit.
+//   * A run-time-block pointer (sptr<T, dynamic_block>, what shared_array<T>::ptr() returns)
+//     converts implicitly to sptr<T, B> for a compile-time B when its block IS B — checked at
+//     run time (one compare): another block is misuse naming the conversion's file:line. So
+//     `pgas::sptr<int> p = A.ptr(0);` works for `pgas::shared_array<int> A({N})`, UPC's
+//     `shared int *p = &A[0];` (a run-time block of 1, as UPC's default).
 //   * To a pointer with another block size or element size: explicit (`sptr<U, B2>(p)`,
 //     pgas::sptr_cast); the thread and address are kept and the phase becomes 0. UPC allows
-//     these by assignment; pgas asks for a cast because the phase is lost.
-//   * From the generic pointer: explicit; block sizes 1 and indefinite get phase 0, others
-//     keep the phase.
+//     these by assignment; pgas asks for a cast because the phase is lost. An explicit cast
+//     from a run-time block is never checked: it is UPC's cast.
+//   * From the generic pointer (UPC `shared void *`, and what all_alloc, global_alloc and
+//     local_alloc_shared return, pgas/alloc.hpp): implicit to any element type with a
+//     compile-time block, as in UPC's assignment (explicit when it would drop const; a
+//     run-time-B pointer is made with from_word(w, block)); block sizes 1 and indefinite get
+//     phase 0, others keep the phase.
 //   * To a plain `T*`: explicit (`static_cast<T*>(p)`, `p.get()`, pgas::to_local). This is an
 //     extension of UPC: UPC defines the cast only for data with affinity to the calling
 //     thread, but here every thread's memory is in one address space, so a pointer to any
@@ -82,6 +91,19 @@ inline constexpr std::size_t dynamic_block = detail::dynamic_block_tag;
 
 template <class T, std::size_t B = 1>
 class sptr;
+
+namespace detail {
+template <int N>
+struct no_cast_source {};
+// The run-time-block source of sptr<T, B>'s explicit casts: sptr<T, dynamic_block> (N = 0) and,
+// for a const T, sptr<non-const T, dynamic_block> (N = 1); a placeholder where that would be
+// the copy constructor or the first one again.
+template <class T, std::size_t B, int N>
+using sptr_cast_source =
+    std::conditional_t<B != dynamic_block && (N == 0 || std::is_const_v<T>),
+                       sptr<std::conditional_t<N == 0, T, std::remove_const_t<T>>, dynamic_block>,
+                       no_cast_source<N>>;
+}  // namespace detail
 
 /// The generic pointer-to-shared, UPC's `shared void *` (and `shared const void *`): keeps
 /// thread, address and phase; no arithmetic and no dereference (both would not compile).
@@ -125,6 +147,11 @@ class sptr<V, B> {
 
   /// Same thread and address (the phase is ignored, as in UPC).
   friend bool operator==(sptr a, sptr b) noexcept { return detail::word_same_place(a.w_, b.w_); }
+  /// A typed pointer against the generic one (both convert to each other; this is exact).
+  template <class U, std::size_t B2>
+  requires(!std::is_void_v<U>) friend bool operator==(sptr a, const sptr<U, B2>& b) noexcept {
+    return detail::word_same_place(a.w_, b.word());
+  }
 
  private:
   std::uint64_t w_ = 0;
@@ -157,6 +184,27 @@ class sptr {
     take_block(p);
   }
 
+  /// A run-time-block pointer to a compile-time block B: implicit, when the pointer's block is
+  /// B (checked; misuse naming `where`, the conversion's call site, otherwise). The phase is
+  /// kept. Thread-safe; outside a job a mismatch throws pgas::usage_error.
+  template <class U>
+  requires(B != dynamic_block && detail::sptr_implicit<T, dynamic_block, U, dynamic_block>)
+      sptr(const sptr<U, dynamic_block>& p,
+           std::source_location where = std::source_location::current())
+      : w_(p.word()) {
+    if (p.block() != B) [[unlikely]]
+      detail::sptr_block_mismatch(p.block(), B, where);
+  }
+  /// The explicit cast from a run-time block (UPC's cast, unchecked): as below. Not templates,
+  /// so that `sptr<T, B>(p)` picks them over the checked conversion above (for a run-time B
+  /// their parameters are placeholders that nothing converts to).
+  explicit sptr(const detail::sptr_cast_source<T, B, 0>& p) noexcept : w_(p.word()) {
+    if (p.block() != B) w_ &= detail::offset_mask;
+  }
+  explicit sptr(const detail::sptr_cast_source<T, B, 1>& p) noexcept : w_(p.word()) {
+    if (p.block() != B) w_ &= detail::offset_mask;
+  }
+
   /// Cast from another typed pointer-to-shared (UPC §6.4.3): same thread and address; the
   /// phase is kept when block size and element size are the same, else it becomes 0. A
   /// run-time-B target takes the source's block size.
@@ -168,10 +216,13 @@ class sptr {
     if (p.block() != block() || sizeof(U) != sizeof(T)) w_ &= detail::offset_mask;
   }
 
-  /// Cast from the generic pointer-to-shared (UPC §6.4.3): block size 1 or indefinite get
-  /// phase 0; others keep the phase. (A run-time-B pointer is made with from_word(w, block).)
+  /// From the generic pointer-to-shared (UPC §6.4.3): implicit, as UPC's assignment of a
+  /// `shared void *`, unless it drops const. Block size 1 or indefinite get phase 0; others
+  /// keep the phase. (A run-time-B pointer is made with from_word(w, block).)
   template <class V, std::size_t B2>
-  requires(std::is_void_v<V>&& B != dynamic_block) explicit sptr(const sptr<V, B2>& p) noexcept
+  requires(std::is_void_v<V>&& B != dynamic_block) explicit(std::is_const_v<V> &&
+                                                            !std::is_const_v<T>)
+      sptr(const sptr<V, B2>& p) noexcept
       : w_(p.word()) {
     if constexpr (detail::word_phaseless<B>) w_ &= detail::offset_mask;
   }

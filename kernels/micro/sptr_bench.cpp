@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
                  "Variants to run, comma-separated, each VARIANT or VARIANT:BLOCK (a prefix such "
                  "as `sptr` or `array_2d` selects its family): sptr_static, sptr_dynamic, "
                  "sptr_add, sptr_add_dynamic, sptr_write, sptr_write_dynamic, array_2d_static, "
-                 "array_2d_dynamic, local_part, table, table_row; blocks as printed (3, "
+                 "array_2d_dynamic, local_part, my_chunks, table, table_row; blocks as printed (3, "
                  "indefinite, [32][32]). "
                  "The raw baselines a variant is compared with always run.")
       ->delimiter(',')

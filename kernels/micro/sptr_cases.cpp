@@ -17,21 +17,11 @@ namespace pgas::micro {
 
 namespace {
 
-constexpr std::array<const char*, 15> variant_names = {"raw",
-                                                       "raw_scalar",
-                                                       "raw_strided",
-                                                       "raw_write",
-                                                       "sptr_static",
-                                                       "sptr_dynamic",
-                                                       "sptr_add",
-                                                       "sptr_add_dynamic",
-                                                       "sptr_write",
-                                                       "sptr_write_dynamic",
-                                                       "array_2d_static",
-                                                       "array_2d_dynamic",
-                                                       "local_part",
-                                                       "table",
-                                                       "table_row"};
+constexpr std::array<const char*, 16> variant_names = {
+    "raw",         "raw_scalar",         "raw_strided",     "raw_write",
+    "sptr_static", "sptr_dynamic",       "sptr_add",        "sptr_add_dynamic",
+    "sptr_write",  "sptr_write_dynamic", "array_2d_static", "array_2d_dynamic",
+    "local_part",  "my_chunks",          "table",           "table_row"};
 
 bool is_variant(const std::string& v) {
   return std::find(variant_names.begin(), variant_names.end(), v) != variant_names.end();
@@ -236,7 +226,8 @@ class builder {
     const bool part = name == "1024" && sptr_selected(o_, "local_part", name);
     const bool whole = sptr_selected(o_, "array_2d_dynamic", name);
     const bool table = sptr_selected(o_, "table", name) || sptr_selected(o_, "table_row", name);
-    if (!whole && !part && !table) return;
+    const bool chunks = sptr_selected(o_, "my_chunks", name);
+    if (!whole && !part && !table && !chunks) return;
     using array = pgas::shared_array<int, 2>;
     auto a = std::make_shared<array>(array::extents_type{rows_, cols}, std::move(spec));
     fill_2d(*a);
@@ -275,6 +266,19 @@ class builder {
         for (int t = 0; t < pgas::threads(); ++t) {
           const std::span<int> part = ap->local_part(t);
           s += sum_raw(part.data(), part.size());
+        }
+        return s;
+      });
+    }
+    // Every thread's chunks (A.chunks_of(t), what my_chunks() gives thread t): a plain loop
+    // over each run of the owner's part, padding skipped.
+    if (chunks) {
+      add_read("my_chunks", name, n_, [ap] {
+        unsigned s = 0;
+        for (int t = 0; t < pgas::threads(); ++t) {
+          const int* const part = ap->local_part(t).data();
+          for (const pgas::index_chunk& c : ap->chunks_of(t))
+            s += sum_raw(part + c.offset, c.size());
         }
         return s;
       });

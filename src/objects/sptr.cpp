@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include <pgas/sptr.hpp>
 
@@ -60,6 +61,17 @@ std::uint64_t sptr_pack(int thread, std::size_t addrfield, std::size_t phase, st
   }
   return (static_cast<std::uint64_t>(phase) << phase_shift) |
          ((static_cast<std::uint64_t>(thread) << g.shift) + addrfield);
+}
+
+void sptr_block_mismatch(std::uint64_t from, std::uint64_t to, const std::source_location& where) {
+  const auto name = [](std::uint64_t b) {
+    return b == 0 ? std::string("indefinite ([])") : std::to_string(b);
+  };
+  misuse(fmt::format("converting a pointer-to-shared with a run-time block of {} to one with "
+                     "block {}: the blocks differ (an explicit cast, pgas::sptr_cast, resets "
+                     "the phase; sptr<T, pgas::dynamic_block> keeps any block)",
+                     name(from), name(to)),
+         where);
 }
 
 std::uint64_t sptr_offset_of(const void* p, const std::source_location& where) {

@@ -1124,6 +1124,14 @@ TEST_CASE("array_misuse: invalid layouts and pointers end the job at the caller'
       });
 }
 
+TEST_CASE("typed_misuse: a pointer converted to another block, a forall step of 0",
+          "[fault][array]") {
+  check_misuse_cases("typed_misuse", {
+                                         {"block_mismatch", {"run-time block of 3", "block 1"}, 1},
+                                         {"step_zero", {"step(0)", "at least 1"}, 1},
+                                     });
+}
+
 // block_spec::cyclic(B) checks B itself and throws std::invalid_argument while the caller
 // evaluates the constructor's arguments: the job ends as for any uncaught exception (the
 // thread and the block size are named; the call site is not, unlike the cases above).

@@ -21,8 +21,14 @@ void control(pgas::sptr<int, 3> p3, pgas::sptr<const int, 4> c4, pgas::sptr<int,
   (pgas::sptr<int>(g))[2] = 1;                          // index after the cast
   const pgas::sptr<int, 1> q = pgas::sptr<int, 1>(p3);  // another block size: explicit
   const pgas::sptr<int, 3> e = pgas::sptr<int, 3>(d);   // from a run-time block: explicit
-  const pgas::sptr<int, pgas::dynamic_block> dd = p3;   // to a run-time block: implicit
-  const auto ch = pgas::sptr_cast<char, 3>(p3);         // another element type: explicit
+  const pgas::sptr<int, 3> e2 = d;                      // or implicit, checked at run time
+  const pgas::sptr<int> v0 = v.ptr(0);                  // shared int *p = &V[0]
+  const pgas::sptr<int, 3> from_generic = g;            // shared void * converts by assignment
+  const pgas::sptr<const int> from_const_generic = cg;
+  const pgas::sptr<double, 4> from_alloc = pgas::shared_alloc{};  // all_alloc's result
+  (void)e2, (void)v0, (void)from_generic, (void)from_const_generic, (void)from_alloc;
+  const pgas::sptr<int, pgas::dynamic_block> dd = p3;              // to a run-time block: implicit
+  const auto ch = pgas::sptr_cast<char, 3>(p3);                    // another element type: explicit
   const pgas::sptr<int, pgas::indefinite> f = pgas::sptr_from(x);  // from int*: sptr_from
   int* plain_pointer = static_cast<int*>(p3);                      // to int*: explicit
   const pgas::sptr<const int, 4> k = p4;                           // adding const: implicit

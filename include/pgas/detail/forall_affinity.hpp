@@ -1,10 +1,12 @@
 // pgas/detail/forall_affinity.hpp — the inline machinery of pgas::forall (pgas/forall.hpp):
-// the per-thread nesting depth that makes an inner forall run every iteration, and the thread
-// an affinity expression names. Not part of the API.
+// the per-thread nesting depth that makes an inner forall run every iteration, the thread an
+// affinity expression names, and where a thread's iterations of a stepped loop are. Not part
+// of the API.
 #pragma once
 
 #include <concepts>
 #include <cstddef>
+#include <numeric>
 #include <type_traits>
 
 #include <pgas/runtime.hpp>
@@ -46,6 +48,49 @@ int affinity_thread(E e) noexcept {
 template <class P>
 requires is_sptr<std::remove_cvref_t<P>>::value int affinity_thread(const P& p) noexcept {
   return p.thread();
+}
+
+// Where a thread's iterations of forall(lo, hi, step(k), body) are, as distances from lo:
+// the first at `first`, then every `stride` (ULLONG_MAX: none, or no second one). Iteration m
+// (i = lo + m k) names thread (lo + m k) mod THREADS, a sequence of period
+// p = THREADS / gcd(k, THREADS); the first m < p that names `me` is found by stepping the
+// thread, and the stride is p k. No divisions per iteration: p steps per call.
+struct forall_stride {
+  unsigned long long first;
+  unsigned long long stride;
+};
+inline forall_stride forall_stride_of(int lo_thread, unsigned long long k, int me) noexcept {
+  constexpr unsigned long long none = ~0ull;
+  const auto n = static_cast<unsigned long long>(threads());
+  const unsigned long long km = k % n;
+  const unsigned long long period = n / std::gcd(km, n);
+  forall_stride s{none, none};
+  unsigned long long r = static_cast<unsigned long long>(lo_thread);
+  for (unsigned long long m = 0; m < period; ++m) {
+    if (r == static_cast<unsigned long long>(me)) {
+      if (__builtin_mul_overflow(m, k, &s.first)) return s;
+      if (__builtin_mul_overflow(period, k, &s.stride)) s.stride = none;
+      return s;
+    }
+    r += km;
+    if (r >= n) r -= n;
+  }
+  return s;
+}
+
+// The step of the general forall: next(i) returns the next value, or next(i&) updates i.
+template <class N, class I>
+concept forall_next = (std::invocable<N&, I&> && std::is_void_v<std::invoke_result_t<N&, I&>>) ||
+                      (std::invocable<N&, I> &&
+                       std::convertible_to<std::invoke_result_t<N&, I>, I>);
+
+template <class N, class I>
+void forall_advance(N& next, I& i) {
+  if constexpr (std::invocable<N&, I&> && std::is_void_v<std::invoke_result_t<N&, I&>>) {
+    next(i);
+  } else {
+    i = static_cast<I>(next(i));
+  }
 }
 
 }  // namespace pgas::detail

@@ -48,6 +48,11 @@ inline constexpr bool word_phaseless = B == 0 || B == 1;
 PGAS_API std::uint64_t sptr_pack(int thread, std::size_t addrfield, std::size_t phase,
                                  std::uint64_t block, const std::source_location& where);
 
+/// Misuse: converting a run-time-block pointer-to-shared whose block is `from` to a
+/// compile-time block `to` (always checked; names the conversion's call site).
+[[noreturn]] PGAS_API void sptr_block_mismatch(std::uint64_t from, std::uint64_t to,
+                                               const std::source_location& where);
+
 /// The offset of address p from the start of the shared space (sptr_from). Misuse when p is
 /// not in it, or outside a job.
 PGAS_API std::uint64_t sptr_offset_of(const void* p, const std::source_location& where);

@@ -312,3 +312,314 @@ TEST_CASE("nested forall: only the controlling (outermost non-everyone) loop sha
     check_no_failures(f);
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Steps (UPC `i += k`, `i <<= 1`): the iterations come from a brute-force walk of the C loop,
+// the runner from the affinity of each, for every thread count 1–5.
+
+namespace {
+
+// The iterations of `for (i = lo; i < hi; i += k)`, one by one: i is the next iteration while
+// the distance left to hi exceeds k (so that a step past hi cannot wrap).
+template <class I>
+std::vector<I> stepped(I lo, I hi, unsigned long long k) {
+  std::vector<I> v;
+  if (!(lo < hi)) return v;
+  for (std::size_t d = 0;; d += k) {
+    v.push_back(static_cast<I>(lo + static_cast<I>(d)));
+    if (slot_of(hi, lo) - d <= k) break;
+  }
+  return v;
+}
+
+// forall(lo, hi, step(k), body) (affinity i): each iteration of the walk once, on thread
+// i mod THREADS, and nothing else.
+template <class I>
+void step_case(I lo, I hi, unsigned long long k, ledger& book, failures& f) {
+  const std::vector<I> want = stepped(lo, hi, k);
+  const std::size_t count = lo < hi ? slot_of(hi, lo) : 0;
+  if (pgas::mythread() == 0) book.reset(count);
+  pgas::barrier();
+  pgas::forall(lo, hi, pgas::step(k), [&](I i) {
+    if (!(lo <= i && i < hi) || slot_of(i, lo) % k != 0) {
+      EXPECT(f, false, "step " << k << ": iteration " << +i << " is not of the loop");
+      return;
+    }
+    book.ran(slot_of(i, lo));
+  });
+  pgas::barrier();
+  if (pgas::mythread() == 0) {
+    std::size_t ran = 0;
+    for (std::size_t s = 0; s < count; ++s)
+      ran += static_cast<std::size_t>(book.runs[s].load());
+    EXPECT(f, ran == want.size(),
+           "forall(" << +lo << ", " << +hi << ", step(" << k << ")): " << ran
+                     << " iterations ran, the loop has " << want.size());
+    for (const I i : want) {
+      const std::size_t s = slot_of(i, lo);
+      EXPECT(f, book.runs[s] == 1 && book.runner[s] == owner_of_integer(i),
+             "forall(" << +lo << ", " << +hi << ", step(" << k << ")): iteration " << +i << " ran "
+                       << book.runs[s] << " times, last on thread " << book.runner[s]
+                       << ", expected thread " << owner_of_integer(i));
+    }
+  }
+  pgas::barrier();
+}
+
+template <class I>
+void step_cases_for(ledger& book, failures& f) {
+  using lim = std::numeric_limits<I>;
+  for (unsigned long long k : {1ull, 2ull, 3ull, 4ull, 5ull, 6ull, 7ull, 10ull, 13ull}) {
+    step_case<I>(0, 40, k, book, f);
+    step_case<I>(3, 41, k, book, f);
+    step_case<I>(static_cast<I>(lim::max() - 30), lim::max(), k, book, f);
+    step_case<I>(lim::min(), static_cast<I>(lim::min() + 29), k, book, f);
+    if constexpr (std::is_signed_v<I>) step_case<I>(-17, 20, k, book, f);
+  }
+  step_case<I>(5, 5, 3, book, f);    // empty
+  step_case<I>(9, 3, 2, book, f);    // empty, lo > hi
+  step_case<I>(0, 60, 59, book, f);  // one step
+  step_case<I>(static_cast<I>(lim::max() - 3), lim::max(),
+               static_cast<unsigned long long>(lim::max()), book, f);  // a step far past hi
+}
+
+}  // namespace
+
+TEST_CASE("forall with a step and affinity i: each iteration of the loop once, on its thread",
+          "[forall][step]") {
+  for (int n : {1, 2, 3, 4, 5}) {
+    INFO(n << " threads");
+    failures f;
+    ledger book;
+    pgas::run(test_job(n), 0, nullptr, [&] {
+      step_cases_for<int>(book, f);
+      step_cases_for<long>(book, f);
+      step_cases_for<short>(book, f);
+      step_cases_for<unsigned>(book, f);
+      step_cases_for<unsigned char>(book, f);
+      step_cases_for<std::uint64_t>(book, f);
+    });
+    check_no_failures(f);
+  }
+}
+
+TEST_CASE("forall with a step and an affinity function, pointer or everyone", "[forall][step]") {
+  for (int n : {1, 2, 3, 4, 5}) {
+    INFO(n << " threads");
+    failures f;
+    ledger book;
+    pgas::run(test_job(n), 0, nullptr, [&] {
+      const int me = pgas::mythread();
+      for (std::size_t b : {1, 2, 3, 5}) {
+        pgas::shared_array<int> a({61}, pgas::block_spec::cyclic(b));
+        for (unsigned long long k : {1ull, 2ull, 3ull, 7ull}) {
+          for (int lo : {0, 1, 4}) {
+            // &A[i] affinity (UPC upc_forall (i = lo; i < 61; i += k; &A[i])).
+            if (me == 0) book.reset(61);
+            pgas::barrier();
+            pgas::forall(
+                lo, 61, pgas::step(k), [&](int i) { return a.ptr(i); },
+                [&](int i) { book.ran(static_cast<std::size_t>(i)); });
+            pgas::barrier();
+            if (me == 0) {
+              for (int i = 0; i < 61; ++i) {
+                const bool in = i >= lo && (i - lo) % static_cast<int>(k) == 0;
+                const auto s = static_cast<std::size_t>(i);
+                EXPECT(f,
+                       book.runs[s] == (in ? 1 : 0) &&
+                           (!in || book.runner[s] == a.layout().place({s}).thread),
+                       "block " << b << ", step " << k << ", lo " << lo << ": &A[" << i << "] ran "
+                                << book.runs[s] << " times on " << book.runner[s]);
+              }
+            }
+            pgas::barrier();
+          }
+          // An integer-valued function, and everyone.
+          if (me == 0) book.reset(61);
+          pgas::barrier();
+          pgas::forall(
+              -5, 56, pgas::step(k), [&](int i) { return i / 3 - 2; },
+              [&](int i) { book.ran(static_cast<std::size_t>(i + 5)); });
+          pgas::forall(-5, 56, pgas::step(k), pgas::everyone,
+                       [&](int i) { book.runs2.size() == 0 ? void() : (void)i; });
+          pgas::barrier();
+          if (me == 0) {
+            for (int i = -5; i < 56; ++i) {
+              const bool in = (i + 5) % static_cast<int>(k) == 0;
+              const auto s = static_cast<std::size_t>(i + 5);
+              EXPECT(f,
+                     book.runs[s] == (in ? 1 : 0) &&
+                         (!in || book.runner[s] == owner_of_integer(i / 3 - 2)),
+                     "step " << k << ": affinity " << i / 3 - 2 << " for " << i);
+            }
+          }
+          pgas::barrier();
+          if (me == 0) book.reset(61);
+          pgas::barrier();
+          pgas::forall(0, 61, pgas::step(k), pgas::everyone,
+                       [&](int i) { book.ran(static_cast<std::size_t>(i)); });
+          pgas::barrier();
+          if (me == 0) {
+            for (std::size_t s = 0; s < 61; ++s) {
+              EXPECT(f, book.runs[s] == (s % k == 0 ? n : 0),
+                     "everyone, step " << k << ": " << s << " ran " << book.runs[s] << " times");
+            }
+          }
+          pgas::barrier();
+        }
+      }
+    });
+    check_no_failures(f);
+  }
+}
+
+TEST_CASE("forall with a first value, a condition and a step function (i <<= 1, i -= 3)",
+          "[forall][step]") {
+  for (int n : {1, 2, 3, 4, 5}) {
+    INFO(n << " threads");
+    failures f;
+    ledger book;
+    pgas::run(test_job(n), 0, nullptr, [&] {
+      const int me = pgas::mythread();
+      const long limit = 5000;
+      pgas::shared_array<int> a({static_cast<std::size_t>(limit)}, pgas::block_spec::cyclic(4));
+      auto check = [&](const char* what, auto in_loop, auto expected_runner) {
+        pgas::barrier();
+        if (me == 0) {
+          for (long i = 0; i < limit; ++i) {
+            const auto s = static_cast<std::size_t>(i);
+            const bool in = in_loop(i);
+            EXPECT(f,
+                   book.runs[s] == (in ? (expected_runner(i) < 0 ? n : 1) : 0) &&
+                       (!in || expected_runner(i) < 0 || book.runner[s] == expected_runner(i)),
+                   what << ": iteration " << i << " ran " << book.runs[s] << " times, on "
+                        << book.runner[s]);
+          }
+        }
+        pgas::barrier();
+      };
+      auto power_of_two = [](long i) { return i > 0 && (i & (i - 1)) == 0; };
+
+      // for (i = 1; i < limit; i <<= 1; i): next returns the value.
+      if (me == 0) book.reset(limit);
+      pgas::barrier();
+      pgas::forall(
+          1L, [&](long i) { return i < limit; }, [](long i) { return i << 1; },
+          [&](long i) { book.ran(static_cast<std::size_t>(i)); });
+      check("i <<= 1; i", power_of_two, [](long i) { return owner_of_integer(i); });
+
+      // The same with &A[i] affinity and an in-place step.
+      if (me == 0) book.reset(limit);
+      pgas::barrier();
+      pgas::forall(
+          1L, [&](long i) { return i < limit; }, [](long& i) { i <<= 1; },
+          [&](long i) { return a.ptr(i); }, [&](long i) { book.ran(static_cast<std::size_t>(i)); });
+      check("i <<= 1; &A[i]", power_of_two,
+            [&](long i) { return a.layout().place({static_cast<std::size_t>(i)}).thread; });
+
+      // Downwards: for (i = limit - 1; i >= 0; i -= 3; i / 2).
+      if (me == 0) book.reset(limit);
+      pgas::barrier();
+      pgas::forall(
+          limit - 1, [](long i) { return i >= 0; }, [](long i) { return i - 3; },
+          [](long i) { return i / 2; }, [&](long i) { book.ran(static_cast<std::size_t>(i)); });
+      check(
+          "i -= 3; i / 2", [&](long i) { return (limit - 1 - i) % 3 == 0; },
+          [](long i) { return owner_of_integer(i / 2); });
+
+      // everyone: every thread runs each iteration.
+      if (me == 0) book.reset(limit);
+      pgas::barrier();
+      pgas::forall(
+          1L, [&](long i) { return i < limit; }, [](long i) { return i * 3; }, pgas::everyone,
+          [&](long i) { book.ran(static_cast<std::size_t>(i)); });
+      check(
+          "i *= 3; continue",
+          [](long i) {
+            for (long p = 1; p <= i; p *= 3)
+              if (p == i) return true;
+            return false;
+          },
+          [](long) { return -1; });
+    });
+    check_no_failures(f);
+  }
+}
+
+TEST_CASE("stepped foralls nest as the plain ones: inside a controlling loop all iterations run",
+          "[forall][step]") {
+  for (int n : {1, 2, 3, 5}) {
+    INFO(n << " threads");
+    failures f;
+    ledger book;
+    pgas::run(test_job(n), 0, nullptr, [&] {
+      const int me = pgas::mythread();
+      const std::size_t rows = 7, cols = 16;
+      if (me == 0) book.reset(rows, cols);
+      pgas::barrier();
+      // Outer: step 2 with affinity i; inner: step 3 with affinity i and a <<= loop with an
+      // affinity function, both run all their iterations on the outer loop's thread.
+      pgas::forall(std::size_t{0}, rows, pgas::step(2), [&](std::size_t i) {
+        book.ran(i);
+        EXPECT(f, owner_of_integer(i) == me, "outer row " << i);
+        pgas::forall(std::size_t{0}, cols, pgas::step(3),
+                     [&](std::size_t j) { book.runs2[i * cols + j]++; });
+        pgas::forall(
+            std::size_t{1}, [&](std::size_t j) { return j < cols; },
+            [](std::size_t j) { return j << 1; }, [](std::size_t j) { return j + 1; },
+            [&](std::size_t j) { book.runs2[i * cols + j] += 10; });
+      });
+      pgas::barrier();
+      if (me == 0) {
+        for (std::size_t i = 0; i < rows; ++i) {
+          EXPECT(f, book.runs[i] == (i % 2 == 0 ? 1 : 0), "row " << i);
+          for (std::size_t j = 0; j < cols; ++j) {
+            const int want =
+                i % 2 != 0 ? 0 : (j % 3 == 0 ? 1 : 0) + ((j & (j - 1)) == 0 && j ? 10 : 0);
+            EXPECT(f, book.runs2[i * cols + j] == want,
+                   "(" << i << ", " << j << ") counted " << book.runs2[i * cols + j] << ", want "
+                       << want);
+          }
+        }
+      }
+      pgas::barrier();
+      // An everyone loop with a step does not control: a stepped loop inside shares its work.
+      if (me == 0) book.reset(rows, cols);
+      pgas::barrier();
+      pgas::forall(std::size_t{0}, rows, pgas::step(3), pgas::everyone, [&](std::size_t i) {
+        pgas::forall(std::size_t{0}, cols, pgas::step(2), [&](std::size_t j) {
+          EXPECT(f, owner_of_integer(j) == me, "inner column " << j << " under everyone");
+          book.runs2[i * cols + j]++;
+        });
+      });
+      pgas::barrier();
+      if (me == 0) {
+        for (std::size_t i = 0; i < rows; ++i)
+          for (std::size_t j = 0; j < cols; ++j)
+            EXPECT(f, book.runs2[i * cols + j] == (i % 3 == 0 && j % 2 == 0 ? 1 : 0),
+                   "everyone outer: (" << i << ", " << j << ")");
+      }
+      pgas::barrier();
+    });
+    check_no_failures(f);
+  }
+}
+
+TEST_CASE("pgas::step below 1 is misuse naming its line (outside a job: usage_error)",
+          "[forall][step]") {
+  const int line = __LINE__ + 2;
+  try {
+    pgas::forall(0, 10, pgas::step(0), [](int) {});
+    FAIL("no exception");
+  } catch (const pgas::usage_error& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("step(0)") != std::string::npos);
+    CHECK(what.find("forall_test.cpp:" + std::to_string(line)) != std::string::npos);
+  }
+  CHECK_THROWS_AS(pgas::step(-3), pgas::usage_error);
+  // Outside a job every iteration of a stepped loop runs here.
+  std::vector<int> seen;
+  pgas::forall(2, 20, pgas::step(5), [&](int i) { seen.push_back(i); });
+  CHECK(seen == std::vector<int>{2, 7, 12, 17});
+}

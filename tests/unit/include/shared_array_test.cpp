@@ -548,3 +548,122 @@ TEST_CASE("shared arrays: views of one array see each other's writes", "[shared_
   });
   check_no_failures(f);
 }
+
+TEST_CASE("shared arrays without a block are UPC's block 1; ptr() converts to sptr<T>",
+          "[shared_array][convert]") {
+  for (int n : {1, 2, 3, 4, 5}) {
+    INFO(n << " threads");
+    failures f;
+    pgas::run(test_job(n), 0, nullptr, [&] {
+      const auto threads = static_cast<std::size_t>(n);
+      // shared int A[N]: element i on thread i mod THREADS, course i / THREADS.
+      pgas::shared_array<int> a({23});
+      EXPECT(f, a.blocksizeof() == 1 && a.layout().spec() == pgas::block_spec::cyclic(1),
+             "default block");
+      const pgas::sptr<int> p0 = a.ptr(0);  // shared int *p = &A[0]
+      for (std::size_t i = 0; i < 23; ++i) {
+        const pgas::sptr<int> p = a.ptr(i);
+        const pgas::sptr<int> walked = p0 + static_cast<std::ptrdiff_t>(i);
+        EXPECT(f,
+               p.thread() == static_cast<int>(i % threads) && p.phase() == 0 &&
+                   p.addrfield() == a.ptr(i).addrfield() && p.get() == &a[i] &&
+                   walked.word() == p.word(),
+               "&A[" << i << "]");
+      }
+      // shared int M[4][5]: the flattened row-major index is dealt one element per thread.
+      pgas::shared_array<int, 2> m({4, 5});
+      for (std::size_t i = 0; i < 4; ++i) {
+        for (std::size_t j = 0; j < 5; ++j) {
+          const pgas::sptr<int> p = m.ptr(i, j);
+          EXPECT(f,
+                 p.thread() == static_cast<int>((i * 5 + j) % threads) &&
+                     p.addrfield() == m.ptr(0, 0).addrfield() + (i * 5 + j) / threads * sizeof(int),
+                 "&M[" << i << "][" << j << "]");
+        }
+      }
+      // A run-time block of 4 converts to sptr<int, 4>, keeping the phase.
+      pgas::shared_array<int> b({30}, pgas::block_spec::cyclic(4));
+      for (std::size_t i = 0; i < 30; ++i) {
+        const pgas::sptr<int, 4> p = b.ptr(i);
+        EXPECT(f,
+               p.word() == b.ptr(i).word() && p.phase() == i % 4 &&
+                   p.thread() == static_cast<int>(i / 4 % threads) && p.get() == &b[i],
+               "&B[" << i << "]");
+      }
+      // A compile-time block 1 array lays out as the default one.
+      pgas::shared_array<int, 1, 1> c({23});
+      for (std::size_t i = 0; i < 23; ++i)
+        EXPECT(f, c.ptr(i).thread() == a.ptr(i).thread(), "shared_array<int, 1, 1> " << i);
+    });
+    check_no_failures(f);
+  }
+}
+
+TEST_CASE("shared arrays: my_chunks and my_range cover each thread's elements exactly once",
+          "[shared_array][owned_range]") {
+  for (int n : {1, 2, 3, 5}) {
+    INFO(n << " threads");
+    failures f;
+    pgas::run(test_job(n), 0, nullptr, [&] {
+      const int me = pgas::mythread();
+      auto check = [&](const char* what, auto& arr) {
+        // Each thread adds 1 to each of its elements through the chunks (contiguous from
+        // address(begin)), then 10 through my_range; every element must hold 11, written by its
+        // owner.
+        for (const pgas::index_chunk& c : arr.my_chunks()) {
+          const std::size_t b = c.begin, e = c.end, first = c.offset;
+          int* const run = arr.local_part().data() + first;  // the chunk is contiguous here
+          for (std::size_t l = b; l < e; ++l) {
+            const std::vector<std::size_t> idx = arr.layout().unlinear(l);
+            const pgas::element_place pl = arr.layout().place(std::span<const std::size_t>(idx));
+            EXPECT(f, pl.thread == me && pl.offset == first + (l - b),
+                   what << ": chunk index " << l << " is on " << pl.thread << " at " << pl.offset);
+            run[l - b] += 1;
+          }
+        }
+        for (const auto& i : arr.my_range()) {
+          if constexpr (std::is_same_v<std::remove_cvref_t<decltype(i)>, std::size_t>) {
+            arr[i] += 10;
+          } else {
+            std::apply([&](auto... x) { arr(x...) += 10; }, i);
+          }
+        }
+        pgas::barrier();
+        if (me == 0) {
+          std::size_t count = 0;
+          for (int t = 0; t < pgas::threads(); ++t) {
+            for (auto [b, e] : arr.chunks_of(t))
+              count += e - b;
+          }
+          EXPECT(f, count == arr.size(), what << ": chunks hold " << count << " elements");
+          for (std::size_t t = 0; t < static_cast<std::size_t>(pgas::threads()); ++t) {
+            const std::span<int> part = arr.local_part(static_cast<int>(t));
+            std::size_t mine = 0;
+            for (int v : part)
+              mine += v == 11 ? 1 : 0;
+            EXPECT(f, mine == arr.affinitysize(static_cast<int>(t)),
+                   what << ": thread " << t << " holds " << mine << " elements written twice");
+          }
+        }
+        pgas::barrier();
+      };
+      pgas::shared_array<int> a1({37});
+      check("shared int A[37]", a1);
+      pgas::shared_array<int> a4({37}, pgas::block_spec::cyclic(4));
+      check("shared [4] int A[37]", a4);
+      pgas::shared_array<int, 1, 3> c3({20});
+      check("shared [3] int A[20] (compile-time)", c3);
+      pgas::shared_array<int> star({37}, pgas::block_spec::star());
+      check("shared [*] int A[37]", star);
+      pgas::shared_array<int> ind({9}, pgas::block_spec::indefinite());
+      check("shared [] int A[9]", ind);
+      pgas::shared_array<int, 2> rows({6, 7}, pgas::block_spec::cyclic(7));
+      check("shared [7] int M[6][7]", rows);
+      pgas::shared_array<int, 2> tiles({7, 8}, pgas::block_spec::tiles({3, 3}));
+      check("shared [3][3] int T[7][8]", tiles);
+      pgas::shared_array<int, 3> cube({3, 4, 5}, pgas::block_spec::tiles({2, 2, 3}));
+      check("shared [2][2][3] int C[3][4][5]", cube);
+    });
+    check_no_failures(f);
+  }
+}

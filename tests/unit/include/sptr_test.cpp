@@ -61,9 +61,24 @@ static_assert(!std::is_convertible_v<sptr<const int, 4>, sptr<int, 4>>);
 static_assert(!std::is_convertible_v<sptr<const int, 4>, sptr<void>>);
 static_assert(!std::is_convertible_v<sptr<const void>, sptr<void>>);
 static_assert(!std::is_convertible_v<sptr<int, 4>, sptr<int, 1>>);
-static_assert(!std::is_convertible_v<sptr<int, dynamic_block>, sptr<int, 4>>);
+// A run-time block converts to a compile-time one, checked at run time (UPC: shared int *p =
+// &A[i] for a `shared int A[N]` declared without a block).
+static_assert(std::is_convertible_v<sptr<int, dynamic_block>, sptr<int, 4>>);
+static_assert(std::is_convertible_v<sptr<int, dynamic_block>, sptr<const int>>);
+static_assert(!std::is_convertible_v<sptr<const int, dynamic_block>, sptr<int>>);
+static_assert(!std::is_convertible_v<sptr<int, dynamic_block>, sptr<char>>);
 static_assert(!std::is_convertible_v<sptr<int, 4>, sptr<char, 4>>);
-static_assert(!std::is_convertible_v<sptr<void>, sptr<int>>);
+// The generic pointer converts to a typed one as UPC's shared void * does, unless it drops const.
+static_assert(std::is_convertible_v<sptr<void>, sptr<int>>);
+static_assert(std::is_convertible_v<sptr<void>, sptr<const double, 8>>);
+static_assert(std::is_convertible_v<sptr<const void>, sptr<const int>>);
+static_assert(!std::is_convertible_v<sptr<const void>, sptr<int>>);
+static_assert(!std::is_convertible_v<sptr<void>, sptr<int, dynamic_block>>);
+// An allocation is UPC's shared void *: it converts to compile-time blocks.
+static_assert(std::is_convertible_v<pgas::shared_alloc, sptr<int>>);
+static_assert(std::is_convertible_v<pgas::shared_alloc, sptr<double, 4>>);
+static_assert(std::is_convertible_v<pgas::shared_alloc, sptr<void>>);
+static_assert(!std::is_convertible_v<pgas::shared_alloc, sptr<int, dynamic_block>>);
 static_assert(!std::is_convertible_v<int*, sptr<int>>);
 static_assert(!std::is_convertible_v<sptr<int>, int*>);
 static_assert(std::is_constructible_v<sptr<int, 1>, sptr<int, 4>>);
@@ -541,6 +556,102 @@ TEST_CASE("sptr casts: block or element size changes reset the phase; generic ke
     EXPECT(f, ck4.word() == p.word(), "const generic to const B=4");
   });
   check_no_failures(f);
+}
+
+namespace {
+
+// A run-time-block pointer of block B converted implicitly to sptr<int, B>: same word (thread,
+// address and phase), and it walks as the run-time one does, for every thread and phase.
+template <std::size_t B>
+void implicit_from_runtime(failures& f) {
+  const int n = pgas::threads();
+  for (int t = 0; t < n; ++t) {
+    for (std::size_t ph = 0; ph < (B == 0 ? 1 : B); ++ph) {
+      const std::size_t addr = 4096 + ph * sizeof(int);
+      const auto d = sptr<int, dynamic_block>::from_parts(t, addr, B <= 1 ? 0 : ph, B);
+      const sptr<int, B> q = d;  // implicit: the blocks match
+      const sptr<const int, B> k = d;
+      EXPECT(f,
+             q.word() == d.word() && q.thread() == t && q.addrfield() == addr &&
+                 q.phase() == (B <= 1 ? 0 : ph) && k.word() == d.word(),
+             "B=" << B << " thread " << t << " phase " << ph);
+      for (std::ptrdiff_t m = -7; m <= 23; ++m) {
+        EXPECT(f, (q + m).word() == (d + m).word(),
+               "B=" << B << " thread " << t << " phase " << ph << " + " << m);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sptr: a run-time block converts implicitly to the same compile-time block",
+          "[sptr][convert]") {
+  for (int n : {1, 2, 3, 4, 5}) {
+    INFO(n << " threads");
+    failures f;
+    pgas::run(test_job(n), 0, nullptr, [&] {
+      implicit_from_runtime<1>(f);
+      implicit_from_runtime<2>(f);
+      implicit_from_runtime<3>(f);
+      implicit_from_runtime<4>(f);
+      implicit_from_runtime<7>(f);
+      implicit_from_runtime<indefinite>(f);
+      // The explicit cast stays UPC's cast: another block resets the phase, unchecked.
+      const auto d = sptr<int, dynamic_block>::from_parts(n - 1, 1024, 2, 4);
+      const auto c = sptr<int, 3>(d);
+      EXPECT(f, c.thread() == n - 1 && c.addrfield() == 1024 && c.phase() == 0, "cast to B=3");
+      // Generic to typed: implicit, as UPC's assignment of a shared void *.
+      const sptr<void> g = d;
+      const sptr<int, 4> g4 = g;
+      const sptr<int> g1 = g;
+      const sptr<const int, 4> cg4 = sptr<const void>(g);
+      EXPECT(f, g4.word() == d.word() && cg4.word() == d.word(), "generic to B=4 keeps phase 2");
+      EXPECT(f, g1.thread() == n - 1 && g1.addrfield() == 1024 && g1.phase() == 0,
+             "generic to B=1: phase 0");
+      // Typed against generic, both ways.
+      EXPECT(f, g == g4 && g4 == g && g1 == g && !(g != g1), "mixed ==");
+      EXPECT(f, !(g == g4 + 1) && g4 + 1 != g, "mixed !=");
+    });
+    check_no_failures(f);
+  }
+}
+
+TEST_CASE("sptr: a run-time block converted to another compile-time block is misuse",
+          "[sptr][convert][errors]") {
+  // Outside a job the misuse throws usage_error naming this line (from_word needs no job).
+  const auto d = sptr<int, dynamic_block>::from_word(64, 3);
+  const int line = __LINE__ + 2;
+  try {
+    const sptr<int, 4> q = d;
+    (void)q;
+    FAIL("no exception");
+  } catch (const pgas::usage_error& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("run-time block of 3") != std::string::npos);
+    CHECK(what.find("block 4") != std::string::npos);
+    CHECK(what.find("sptr_test.cpp:" + std::to_string(line)) != std::string::npos);
+  }
+  auto to_b1 = [](const sptr<int, dynamic_block>& p) {
+    const sptr<int> q = p;
+    return q;
+  };
+  auto to_b0 = [](const sptr<int, dynamic_block>& p) {
+    const sptr<int, indefinite> q = p;
+    return q;
+  };
+  CHECK_THROWS_AS(to_b1(d), pgas::usage_error);
+  CHECK_THROWS_AS(to_b0(d), pgas::usage_error);
+  const auto d0 = sptr<int, dynamic_block>::from_word(64, 0);  // run-time indefinite
+  CHECK_THROWS_AS(to_b1(d0), pgas::usage_error);
+  const sptr<int, indefinite> q0 = d0;
+  CHECK(q0.word() == 64);
+  const sptr<int, 3> q3 = d;
+  CHECK(q3.word() == 64);
+  // A default-constructed run-time pointer has block 1.
+  const sptr<int> null = sptr<int, dynamic_block>();
+  CHECK(null.word() == 0);
 }
 
 TEST_CASE("sptr: from_parts and from_word round trips", "[sptr]") {

@@ -224,3 +224,100 @@ TEST_CASE("empty allocations are empty", "[alloc]") {
   });
   CHECK(bad == 0);
 }
+
+namespace {
+
+// all_alloc / global_alloc results converted to sptr<T, B> (UPC's shared void * assigned to a
+// `shared [B] T *`): thread 0, phase 0, addrfield offset(); element m then lies where the
+// allocation's block-cyclic layout of B-element blocks puts it — block m / B, at m % B.
+template <class T, std::size_t B>
+int typed_view_errors(const pgas::shared_alloc& a, std::size_t elements) {
+  int bad = 0;
+  const pgas::sptr<T, B> p = a;
+  if (p.thread() != 0 || p.phase() != 0 || p.addrfield() != a.offset()) bad++;
+  const pgas::sptr<void> g = a;
+  if (g.word() != p.word()) bad++;
+  for (std::size_t m = 0; m < elements; ++m) {
+    const pgas::sptr<T, B> q = p + static_cast<std::ptrdiff_t>(m);
+    const std::size_t b = B == 0 ? 0 : m / B;
+    const std::size_t in = B == 0 ? m : m % B;
+    T* const want = static_cast<T*>(a.block(b)) + in;
+    if (q.get() != want) bad++;
+    if (q.thread() != pgas::owner_of(want)) bad++;
+    if (q.phase() != (B <= 1 ? 0 : in)) bad++;
+  }
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("allocations convert to typed pointers-to-shared as UPC's shared void * does",
+          "[alloc][convert]") {
+  for (int n : {1, 2, 3, 4, 5}) {
+    INFO(n << " threads");
+    std::atomic<int> bad{0};
+    pgas::run(test_job(n), 0, nullptr, [&] {
+      const auto threads = static_cast<std::size_t>(n);
+      // shared int *p = upc_all_alloc(3 * THREADS, sizeof(int)): one int per block.
+      pgas::shared_alloc a1 = pgas::all_alloc(3 * threads, sizeof(int));
+      bad += typed_view_errors<int, 1>(a1, 3 * threads);
+      pgas::sptr<int> p = pgas::all_alloc(threads, sizeof(int));  // the one line
+      p[pgas::mythread()] = pgas::mythread();
+      pgas::barrier();
+      for (int t = 0; t < n; ++t)
+        if (p[t] != t || (p + t).thread() != t) bad++;
+      // shared [4] double: blocks of 4 doubles, 7 blocks, and shared [3] char.
+      pgas::shared_alloc a4 = pgas::all_alloc(7, 4 * sizeof(double));
+      bad += typed_view_errors<double, 4>(a4, 28);
+      pgas::shared_alloc a3 = pgas::global_alloc(11, 3);
+      bad += typed_view_errors<char, 3>(a3, 33);
+      // shared [] long: everything in block 0, on thread 0.
+      pgas::shared_alloc a0 = pgas::all_alloc(1, 16 * sizeof(long));
+      bad += typed_view_errors<long, pgas::indefinite>(a0, 16);
+      // An empty allocation gives the null pointer-to-shared.
+      const pgas::sptr<int> none = pgas::all_alloc(0, 4);
+      if (none) bad++;
+      pgas::barrier();
+      pgas::free(a3);
+      pgas::all_free(a0);
+      pgas::all_free(a4);
+      pgas::all_free(pgas::shared_alloc(a1));
+    });
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("local_alloc_shared is upc_alloc: a shared void * with affinity to the caller",
+          "[alloc][convert]") {
+  for (int n : {1, 3, 5}) {
+    INFO(n << " threads");
+    std::atomic<int> bad{0};
+    pgas::run(test_job(n), 0, nullptr, [&] {
+      const int me = pgas::mythread();
+      const std::size_t before = pgas::memory_usage_of(me).allocated;
+      const pgas::sptr<void> g = pgas::local_alloc_shared(100 * sizeof(int));
+      const pgas::sptr<int, pgas::indefinite> p = g;
+      auto* const base = static_cast<char*>(pgas::segment_base(me));
+      if (p.thread() != me || p.phase() != 0 || g.thread() != me) bad++;
+      if (p.addrfield() != static_cast<std::size_t>(static_cast<char*>(g.get()) - base)) bad++;
+      if (p.addrfield() < pgas::segment_size() / 2) bad++;  // the local region
+      for (int k = 0; k < 100; ++k)
+        p[k] = k * me;
+      for (int k = 0; k < 100; ++k)
+        if ((p + k).get() != static_cast<int*>(g.get()) + k || p[k] != k * me) bad++;
+      // shared int *q = upc_alloc(…): block 1 walks to the next thread at the same address
+      // (from the last thread, to thread 0 at the next one).
+      const pgas::sptr<int> q = g;
+      const bool last = me + 1 == n;
+      if ((q + 1).thread() != (last ? 0 : me + 1) ||
+          (q + 1).addrfield() != p.addrfield() + (last ? sizeof(int) : 0))
+        bad++;
+      if (pgas::memory_usage_of(me).allocated <= before) bad++;
+      pgas::free(p);
+      if (pgas::memory_usage_of(me).allocated != before) bad++;
+      pgas::free(pgas::sptr<int>());  // the null pointer-to-shared is ignored
+    });
+    CHECK(bad == 0);
+  }
+  CHECK_THROWS_AS(pgas::local_alloc_shared(8), pgas::usage_error);
+}

@@ -1,0 +1,30 @@
+// Integration program: misuse of forall steps and typed pointer conversions that every build
+// catches. Usage: typed_misuse MODE, where MODE is block_mismatch (converting &A[i] of a
+// `shared [3] int` array to a `shared int *`, UPC's block 1) or step_zero (pgas::step(0)). The
+// misuse happens in thread 1 at the line with the MODE's marker; the job must end with status
+// 1 naming thread 1, what was wrong and this file and line.
+#include <string>
+
+#include <pgas/pgas.hpp>
+
+int main(int argc, char** argv) {
+  return pgas::run(argc, argv, [](int ac, char** av) {
+    const std::string mode = ac > 1 ? av[1] : "block_mismatch";
+    pgas::shared_array<int> a({12}, pgas::block_spec::cyclic(3));
+    pgas::shared_array<int> b({12});  // block 1: converts
+    const pgas::sptr<int> fine = b.ptr(5);
+    *fine = 1;
+    pgas::barrier();
+    if (pgas::mythread() == 1) {
+      if (mode == "block_mismatch") {
+        const pgas::sptr<int> p = a.ptr(4);  // @typed_misuse:block_mismatch
+        *p = 1;
+      } else if (mode == "step_zero") {
+        const int k = pgas::threads() - 2;
+        pgas::forall(0, 12, pgas::step(k), [&](int i) { a[i] = i; });  // @typed_misuse:step_zero
+      }
+    }
+    pgas::barrier();
+    return 0;
+  });
+}

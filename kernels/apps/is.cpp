@@ -36,7 +36,7 @@ pgas::static_array<long> inbox_size(pgas::per_thread(1));
 pgas::static_array<long> key_sum(pgas::per_thread(1));
 pgas::static_scalar<long> total_keys, total_sum;
 
-thread_local int *my_keys; /* the keys this thread made */
+thread_local int* my_keys; /* the keys this thread made */
 thread_local long my_count;
 
 static unsigned long long mul46(unsigned long long a, unsigned long long b) {
@@ -75,7 +75,7 @@ static int range_start(int t) {
   return (int)(((long)t * MAX_KEY + THREADS - 1) / THREADS);
 }
 
-static int is_main(int argc, char **argv) {
+static int is_main(int argc, char** argv) {
   int log2n = argc > 1 ? atoi(argv[1]) : 22;
   if (log2n < 4 || log2n > 30) {
     if (MYTHREAD == 0) fprintf(stderr, "is: K must be in [4, 30]\n");
@@ -84,13 +84,13 @@ static int is_main(int argc, char **argv) {
   long n = 1L << log2n;
   long first = n * MYTHREAD / THREADS;
   my_count = n * (MYTHREAD + 1) / THREADS - first;
-  my_keys = (int *)malloc((my_count + 1) * sizeof(int));
+  my_keys = (int*)malloc((my_count + 1) * sizeof(int));
   make_keys(first, my_count);
 
   /* How many keys go to each owner, and my keys grouped by owner. */
-  long *count = (long *)calloc(THREADS, sizeof(long));
-  long *start = (long *)calloc(THREADS + 1, sizeof(long));
-  int *grouped = (int *)malloc((my_count + 1) * sizeof(int));
+  long* count = (long*)calloc(THREADS, sizeof(long));
+  long* start = (long*)calloc(THREADS + 1, sizeof(long));
+  int* grouped = (int*)malloc((my_count + 1) * sizeof(int));
   for (long i = 0; i < my_count; i++)
     count[owner(my_keys[i])]++;
   for (int t = 0; t < THREADS; t++) {
@@ -123,8 +123,8 @@ static int is_main(int argc, char **argv) {
 
   /* Counting sort of my inbox, in place: my key range, one counter per key. */
   int lo = range_start(MYTHREAD), hi = range_start(MYTHREAD + 1);
-  long *histogram = (long *)calloc(hi - lo + 1, sizeof(long));
-  int *mine = (int *)inbox[MYTHREAD];
+  long* histogram = (long*)calloc(hi - lo + 1, sizeof(long));
+  int* mine = (int*)inbox[MYTHREAD];
   long sum = 0;
   for (long i = 0; i < incoming; i++) {
     if (mine[i] < lo || mine[i] >= hi) {
@@ -142,8 +142,7 @@ static int is_main(int argc, char **argv) {
   key_sum[MYTHREAD] = sum;
   upc_all_reduceL(&total_keys, inbox_size, UPC_ADD, THREADS, 1, NULL,
                   UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
-  upc_all_reduceL(&total_sum, key_sum, UPC_ADD, THREADS, 1, NULL,
-                  UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
+  upc_all_reduceL(&total_sum, key_sum, UPC_ADD, THREADS, 1, NULL, UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
 
   if (MYTHREAD == 0) {
     int sorted = 1, previous = -1;
@@ -159,7 +158,8 @@ static int is_main(int argc, char **argv) {
     for (int q = 1; q <= 3; q++) {
       long rank = n / 4 * q, before = 0;
       int t = 0;
-      while (before + inbox_size[t] <= rank) before += inbox_size[t++];
+      while (before + inbox_size[t] <= rank)
+        before += inbox_size[t++];
       printf("rank %ld key %d\n", rank, inbox[t][rank - before]);
     }
   }
@@ -173,6 +173,6 @@ static int is_main(int argc, char **argv) {
   return 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   return pgas::run(argc, argv, is_main);
 }

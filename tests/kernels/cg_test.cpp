@@ -14,7 +14,9 @@ namespace {
 constexpr int side = 128;  // the program's M
 constexpr int n = side * side;
 
-double exact(int i) { return std::sin(0.001 * i) + static_cast<double>(i % 7) / 7.0; }
+double exact(int i) {
+  return std::sin(0.001 * i) + static_cast<double>(i % 7) / 7.0;
+}
 
 void laplacian(std::vector<double>& out, const std::vector<double>& in) {
   for (int i = 0; i < n; ++i) {

@@ -183,6 +183,13 @@ class static_array_base<T, Rank, Block, std::index_sequence<D...>>
   T& operator[](index_arg i) const requires(Rank == 1) { return get()[i]; }
   pointer ptr(index_of<D>... i) const { return get().ptr(i...); }
   pointer begin_ptr() const { return get().begin_ptr(); }
+  /// UPC's array-to-pointer conversion: a one-dimensional array used where a pointer-to-shared
+  /// is expected is &A[0] (`dot(x, y)`, `upc_all_reduceD(&s, partial, …)`, `p = A`), of its
+  /// own type or any pointer-to-shared that converts from it (shared void *).
+  template <class U, std::size_t B2>
+  requires(Rank == 1 && std::is_convertible_v<pointer, sptr<U, B2>>) operator sptr<U, B2>() const {
+    return begin_ptr();
+  }
   std::size_t size() const { return get().size(); }
   std::size_t extent(std::size_t d) const { return get().extent(d); }
 
@@ -275,6 +282,9 @@ class static_scalar final
   operator T() const { return load(); }
   /// UPC `&x`: a pointer-to-shared to thread 0's element.
   sptr<T> ptr() const { return sptr<T>(base::get().begin_ptr()); }
+  /// UPC `&x`, as written in a port: the same pointer as ptr() (std::addressof gives the
+  /// object's own address).
+  sptr<T> operator&() const { return ptr(); }
 
  private:
   T* address() const { return base::get().address(0); }

@@ -132,6 +132,7 @@
 #include <pgas/runtime.hpp>
 #include <pgas/shared_array.hpp>
 #include <pgas/sptr.hpp>
+#include <pgas/static_shared.hpp>
 #include <pgas/strict.hpp>
 #include <pgas/sync.hpp>
 #include <pgas/ticks.hpp>

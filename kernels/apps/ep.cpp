@@ -10,10 +10,10 @@
 // are added in another order). Usage: pgasrun -n T ./ep [M] (default 24; M in [10, 40]).
 // tests/kernels/ep_test.cpp checks it at 1-4 threads against a sequential computation.
 //
-// The port kept every statement but these: the includes, the shared declarations (moved into
-// the job: shared arrays are made by every thread at run time), the per-thread global
-// (thread_local), upc_forall (pgas::forall), the addresses passed to upc_all_reduceD (&x is
-// x.ptr(0)), the two shared scalars read as x[0], and main (pgas::run starts the threads).
+// The port kept every statement but these: the includes, the shared declarations
+// (pgas::static_array / static_scalar, created by the runtime when the job starts), the
+// per-thread global (thread_local), upc_forall (pgas::forall), the two shared scalars passed to
+// printf (*x: varargs take no conversion), and main (pgas::run starts the threads).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +25,9 @@
 #define SEED 271828183ULL
 #define MASK46 ((1ULL << 46) - 1)
 
+pgas::static_array<double, 1, 1> sx_part(pgas::per_thread(1)), sy_part(pgas::per_thread(1));
+pgas::static_scalar<double> sx_total, sy_total;
+pgas::static_array<long, 1, 1> counts(NQ);
 thread_local upc_lock_t* counts_lock;
 
 /* a * b mod 2^46: the low 64 bits of the product keep the low 46. */
@@ -63,9 +66,6 @@ static void batch(long b, double* sx, double* sy, long q[NQ]) {
 }
 
 static int ep_main(int argc, char** argv) {
-  pgas::shared_array<double, 1, 1> sx_part({(size_t)THREADS}), sy_part({(size_t)THREADS});
-  pgas::shared_array<double, 1, 1> sx_total({1}), sy_total({1});
-  pgas::shared_array<long, 1, 1> counts({NQ});
   int m = argc > 1 ? atoi(argv[1]) : 24;
   if (m < BATCH_LOG2 || m > 40) {
     if (MYTHREAD == 0) fprintf(stderr, "ep: M must be in [%d, 40]\n", BATCH_LOG2);
@@ -84,10 +84,8 @@ static int ep_main(int argc, char** argv) {
   for (int l = 0; l < NQ; l++)
     counts[l] += q[l];
   upc_unlock(counts_lock);
-  upc_all_reduceD(sx_total.ptr(0), sx_part.ptr(0), UPC_ADD, THREADS, 1, NULL,
-                  UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
-  upc_all_reduceD(sy_total.ptr(0), sy_part.ptr(0), UPC_ADD, THREADS, 1, NULL,
-                  UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
+  upc_all_reduceD(&sx_total, sx_part, UPC_ADD, THREADS, 1, NULL, UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
+  upc_all_reduceD(&sy_total, sy_part, UPC_ADD, THREADS, 1, NULL, UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
 
   if (MYTHREAD == 0) {
     long gaussians = 0;
@@ -96,7 +94,7 @@ static int ep_main(int argc, char** argv) {
       printf("q%d %ld\n", l, counts[l]);
       gaussians += counts[l];
     }
-    printf("gaussians %ld\nsx %.17g\nsy %.17g\n", gaussians, sx_total[0], sy_total[0]);
+    printf("gaussians %ld\nsx %.17g\nsy %.17g\n", gaussians, *sx_total, *sy_total);
     upc_lock_free(counts_lock);
   }
   return 0;

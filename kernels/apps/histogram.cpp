@@ -6,11 +6,11 @@
 #define N 1000 /* values per thread */
 #define BINS 16
 
+pgas::static_array<int, 1, 1> data(pgas::per_thread(N));
+pgas::static_array<int, 1, 1> hist(BINS);
 thread_local upc_lock_t* lock; /* each thread's copy of the lock's handle */
 
 static int upc_main(int, char**) {
-  pgas::shared_array<int, 1, 1> data({N * (size_t)THREADS});
-  pgas::shared_array<int, 1, 1> hist({BINS});
   lock = upc_all_lock_alloc();
   pgas::forall(
       0, N * THREADS, [&](int i) { return data.ptr(i); },

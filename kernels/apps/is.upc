@@ -22,8 +22,10 @@
 #define SEED 314159265ULL
 #define MASK46 ((1ULL << 46) - 1)
 
-shared int send_count[THREADS][THREADS]; /* [from][to]; block 1: column `to` is on thread to */
-shared [] int *shared inbox[THREADS];    /* each owner's keys, sorted in place at the end */
+/* [from][to]; block 1: column `to` is on thread to */
+shared int send_count[THREADS][THREADS];
+/* each owner's keys, sorted in place at the end */
+shared [] int *shared inbox[THREADS];
 shared long inbox_size[THREADS];
 shared long key_sum[THREADS];
 shared long total_keys, total_sum;
@@ -134,8 +136,7 @@ int main(int argc, char **argv) {
   key_sum[MYTHREAD] = sum;
   upc_all_reduceL(&total_keys, inbox_size, UPC_ADD, THREADS, 1, NULL,
                   UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
-  upc_all_reduceL(&total_sum, key_sum, UPC_ADD, THREADS, 1, NULL,
-                  UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
+  upc_all_reduceL(&total_sum, key_sum, UPC_ADD, THREADS, 1, NULL, UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
 
   if (MYTHREAD == 0) {
     int sorted = 1, previous = -1;
@@ -151,7 +152,8 @@ int main(int argc, char **argv) {
     for (int q = 1; q <= 3; q++) {
       long rank = n / 4 * q, before = 0;
       int t = 0;
-      while (before + inbox_size[t] <= rank) before += inbox_size[t++];
+      while (before + inbox_size[t] <= rank)
+        before += inbox_size[t++];
       printf("rank %ld key %d\n", rank, inbox[t][rank - before]);
     }
   }

@@ -44,7 +44,7 @@ class symmetric_heap {
   /// The colour window of an allocation of `bytes` bytes: min(colour_window, bit_ceil(bytes)),
   /// at least `alignment`.
   static constexpr std::size_t window_of(std::size_t bytes) noexcept {
-    return std::min(colour_window, std::max(alignment, std::bit_ceil(bytes)));
+    return bytes >= colour_window ? colour_window : std::max(alignment, std::bit_ceil(bytes));
   }
   /// The offset, modulo window_of(bytes), at which the allocation numbered `k` of `bytes`
   /// bytes starts when it is coloured.

@@ -17,8 +17,9 @@
 // Each repetition times one pass of every variant (thread 0's wall time from a barrier to the
 // barrier after the pass), in an order that rotates with the repetition. Rows give ms per pass
 // (median, min, max over --reps) and the ratio shared / plain_padded of the same repetition
-// (median). Verified: every variant computes bit-identical results (dot sums, and the
-// written vector's sum after the same number of passes).
+// (median), and each variant's vector start addresses modulo 64 KiB ("starts_mod_64k").
+// Verified: every variant computes bit-identical results (dot sums, and the written vector's
+// sum after the same number of passes).
 
 #include <sys/mman.h>
 #include <cstdlib>
@@ -92,7 +93,7 @@ struct result {
   std::vector<double> ms[3];
   std::vector<double> ratio;
   bool ok = true;
-  std::string layout;  // the vectors' start addresses modulo 64 KiB, per variant
+  nlohmann::json layout;  // per variant, the vectors' start addresses modulo 64 KiB
 };
 
 result bench(const std::string& kernel, int threads, std::size_t n, int reps) {
@@ -129,10 +130,9 @@ result bench(const std::string& kernel, int threads, std::size_t n, int reps) {
       }
     }
     if (me == 0) {
-      for (const auto& row : vec) {
-        r.layout += r.layout.empty() ? "" : " | ";
-        for (double* p : row)
-          r.layout += std::to_string(reinterpret_cast<std::uintptr_t>(p) % 65536) + " ";
+      for (int v = 0; v < 3; ++v) {
+        for (double* p : vec[v])
+          r.layout[variants[v]].push_back(reinterpret_cast<std::uintptr_t>(p) % 65536);
       }
     }
     double sums[3] = {};

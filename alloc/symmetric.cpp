@@ -1,5 +1,5 @@
-// alloc/symmetric.cpp — the symmetric heap (see symmetric.hpp): first fit, coalescing frees,
-// exact live tracking.
+// alloc/symmetric.cpp — the symmetric heap (see symmetric.hpp): first fit at each allocation's
+// cache colour, coalescing frees, exact live tracking.
 
 #include "alloc/symmetric.hpp"
 
@@ -56,28 +56,46 @@ void symmetric_heap::check_invariants_locked() const {
   }
 }
 
+namespace {
+
+// The first offset at or after `from` that is congruent to `colour` modulo `window`.
+std::size_t coloured_start(std::size_t from, std::size_t colour, std::size_t window) noexcept {
+  return from + (colour + window - from % window) % window;
+}
+
+}  // namespace
+
 std::optional<std::size_t> symmetric_heap::allocate(std::size_t bytes) {
   const std::size_t size = (bytes + alignment - 1) / alignment * alignment;
   if (size < bytes) return std::nullopt;
   std::lock_guard g(mutex_);
-  for (auto it = free_.begin(); it != free_.end(); ++it) {
-    if (it->second < size) continue;
-    const std::size_t offset = it->first;
-    const std::size_t rest = it->second - size;
-    free_.erase(it);
-    if (rest != 0) free_.emplace(offset + size, rest);
+  const std::size_t colour = colour_of(allocations_, size);
+  const std::size_t window = window_of(size);
+  const auto placed = [&](std::size_t offset) {
     live_.emplace(offset, size);
     live_bytes_ += size;
+    ++allocations_;
     if constexpr (config::debug_level >= 2) check_invariants_locked();
     return offset;
+  };
+  // First fit at the allocation's colour, then (rather than fail) first fit anywhere.
+  for (const bool coloured : {true, false}) {
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      const auto [from, length] = *it;
+      const std::size_t start = coloured ? coloured_start(from, colour, window) : from;
+      if (start - from >= length || length - (start - from) < size) continue;
+      free_.erase(it);
+      if (start != from) free_.emplace(from, start - from);
+      if (start + size != from + length) free_.emplace(start + size, from + length - start - size);
+      return placed(start);
+    }
+    const std::size_t start = coloured ? coloured_start(top_, colour, window) : top_;
+    if (start > capacity_ || size > capacity_ - start) continue;
+    if (start != top_) free_.emplace(top_, start - top_);  // the skipped bytes stay free
+    top_ = start + size;
+    return placed(start);
   }
-  if (size > capacity_ - top_) return std::nullopt;
-  const std::size_t offset = top_;
-  top_ += size;
-  live_.emplace(offset, size);
-  live_bytes_ += size;
-  if constexpr (config::debug_level >= 2) check_invariants_locked();
-  return offset;
+  return std::nullopt;
 }
 
 std::size_t symmetric_heap::release(std::size_t offset) {

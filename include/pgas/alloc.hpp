@@ -15,6 +15,16 @@
 // nbytes): block i lives on thread i % THREADS, at byte (i / THREADS) * nbytes of that
 // thread's part. Every thread's part is ceil(nblocks / THREADS) * nbytes bytes.
 //
+// Placement (cache colouring). all_alloc() and global_alloc() colour their offsets: the k-th
+// allocation of the job starts at k * 5440 bytes (85 cache lines) modulo min(64 KiB,
+// bit_ceil(part)), so equal-sized allocations made one after the other are not a power of two
+// apart and do not fight over cache sets: any two with parts of at least 4 KiB made fewer than
+// 64 allocations apart start at different addresses modulo 4 KiB, and with parts of at least
+// 64 KiB made fewer than 1024 apart, modulo 64 KiB. Offsets stay multiples of 64 bytes. The
+// bytes skipped (under one 64 KiB window per allocation) are free space that later allocations
+// fill; memory_usage_of() counts them in `committed`, not in `allocated`. local_alloc() is
+// jemalloc's placement (large blocks start at a pseudo-random cache line of their page).
+//
 // Contract.
 //   * Collective: all_alloc() and all_free(), with the same arguments on every thread (checked).
 //     Every other call is local to the calling thread.

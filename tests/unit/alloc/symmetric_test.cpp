@@ -1,7 +1,9 @@
 // Tests alloc/symmetric.cpp: first-fit offsets, alignment, coalescing, exact double-free
-// detection and capacity limits of the symmetric heap.
+// detection, capacity limits and cache colouring of the symmetric heap.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <bit>
 #include <random>
 #include <vector>
 
@@ -26,22 +28,32 @@ TEST_CASE("offsets are aligned, distinct and within capacity", "[symmetric]") {
 }
 
 TEST_CASE("freed space is reused and neighbours coalesce", "[symmetric]") {
-  symmetric_heap h(1 << 20);
-  auto a = *h.allocate(1000);
-  auto b = *h.allocate(1000);
-  auto c = *h.allocate(1000);
-  auto guard = *h.allocate(64);
-  CHECK(h.release(a) == 1024);
-  CHECK(h.release(c) == 1024);
-  CHECK(h.release(b) == 1024);
-  // a, b and c merged into one hole of 3072 bytes at a.
-  auto big = h.allocate(3000);
+  // Three blocks and a guard above them (too large for the bytes colouring skips between the
+  // three); the heap is made exactly as large as that layout, so nothing fits above the guard.
+  const auto layout = [](symmetric_heap& h) {
+    std::vector<std::size_t> o;
+    for (std::size_t bytes : {1000, 1000, 1000, 2000})
+      o.push_back(*h.allocate(bytes));
+    return o;
+  };
+  symmetric_heap probe(1 << 20);
+  const std::vector<std::size_t> at = layout(probe);
+  symmetric_heap h(at[3] + 2048);
+  REQUIRE(layout(h) == at);
+  CHECK(h.release(at[0]) == 1024);
+  CHECK(h.release(at[2]) == 1024);
+  CHECK(h.release(at[1]) == 1024);
+  // The three blocks and the bytes skipped between them merged into one hole below the guard,
+  // which an allocation of exactly its size takes (uncoloured: nothing else can hold it).
+  CHECK(h.largest_free() == at[3]);
+  auto big = h.allocate(at[3]);
   REQUIRE(big);
-  CHECK(*big == a);
-  CHECK(h.release(*big) == 3008);
-  CHECK(h.release(guard) == 64);
+  CHECK(*big == 0);
+  CHECK_FALSE(h.allocate(1));
+  CHECK(h.release(*big) == at[3]);
+  CHECK(h.release(at[3]) == 2048);
   CHECK(h.live_bytes() == 0);
-  CHECK(h.largest_free() == 1 << 20);
+  CHECK(h.largest_free() == at[3] + 2048);
 }
 
 TEST_CASE("double free and unknown offsets are detected", "[symmetric]") {
@@ -86,4 +98,59 @@ TEST_CASE("random allocate/free never overlaps live blocks", "[symmetric]") {
     h.release(off);
   CHECK(h.live_bytes() == 0);
   CHECK(h.largest_free() == 1 << 22);
+}
+
+// Cache colouring: the guarantee symmetric.hpp states, offset by offset.
+TEST_CASE("the k-th allocation starts at its colour", "[symmetric][colour]") {
+  symmetric_heap h(std::size_t{1} << 40, symmetric_heap::alignment);
+  std::mt19937 rng(11);
+  for (std::size_t k = 0; k < 3000; ++k) {
+    // Sizes from one line to 2^25 doubles, mostly exact powers of two (the worst case).
+    const std::size_t bytes = rng() % 4 != 0 ? std::size_t{64} << rng() % 23 : 1 + rng() % 200000;
+    const auto o = h.allocate(bytes);
+    REQUIRE(o);
+    const std::size_t window = symmetric_heap::window_of(bytes);
+    CHECK(window == std::min<std::size_t>(65536, std::max<std::size_t>(64, std::bit_ceil(bytes))));
+    CHECK(*o % window == k * 5440 % window);
+    CHECK(*o % symmetric_heap::alignment == 0);
+  }
+}
+
+TEST_CASE("equal-size allocations in a row do not alias modulo 4 KiB or 64 KiB",
+          "[symmetric][colour]") {
+  for (const std::size_t bytes : {std::size_t{4096}, std::size_t{65536}, std::size_t{1} << 28}) {
+    symmetric_heap h(std::size_t{1} << 40, symmetric_heap::alignment);
+    std::vector<std::size_t> o;
+    for (int k = 0; k < 1024; ++k)
+      o.push_back(*h.allocate(bytes));
+    for (std::size_t i = 0; i < o.size(); ++i) {
+      // Consecutive ones 21 cache lines apart modulo a page (both ways round: >= 1344 bytes).
+      if (i + 1 < o.size()) CHECK((o[i + 1] - o[i]) % 4096 == 1344);
+      for (std::size_t j = i + 1; j < o.size() && j < i + 64; ++j)
+        CHECK(o[i] % 4096 != o[j] % 4096);
+      if (bytes >= 65536) {
+        for (std::size_t j = i + 1; j < o.size(); ++j)
+          CHECK(o[i] % 65536 != o[j] % 65536);
+      }
+    }
+  }
+}
+
+TEST_CASE("bytes skipped for colour are reused and not counted as live", "[symmetric][colour]") {
+  symmetric_heap h(std::size_t{1} << 30, symmetric_heap::alignment);
+  const std::size_t big = std::size_t{1} << 20;
+  const auto a = *h.allocate(big);
+  const auto b = *h.allocate(big);
+  CHECK(b - (a + big) < symmetric_heap::colour_window);  // a window at most
+  CHECK(h.live_bytes() == 2 * big);
+  // One-line allocations (window 64: no colour) fill the bytes below a, then between a and b.
+  std::size_t below_b = 0;
+  for (std::size_t i = 0; i < (b - a - big + a - 64) / 64; ++i) {
+    const auto o = *h.allocate(64);
+    CHECK(o < b);
+    if (o > a) ++below_b;
+  }
+  CHECK(below_b == (b - a - big) / 64);
+  CHECK(h.live_bytes() == 2 * big + (b - big) - 64);
+  CHECK(*h.allocate(64) > b);
 }

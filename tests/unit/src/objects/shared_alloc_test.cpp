@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -122,15 +123,60 @@ TEST_CASE("global_alloc by one thread is usable by all, with all_alloc's layout"
 }
 
 TEST_CASE("freed distributed space is reused", "[alloc]") {
+  // Allocating and freeing the same size over and over stays within the first allocation's
+  // bytes and one colour window (alloc/symmetric.hpp): the freed space is taken again.
   std::atomic<int> bad{0};
   pgas::run(test_job(2), 0, nullptr, [&] {
     pgas::shared_alloc a = pgas::all_alloc(2, 4096);
     const std::size_t offset = a.offset();
     pgas::all_free(a);
-    pgas::shared_alloc b = pgas::all_alloc(2, 4096);
-    if (b.offset() != offset) bad++;
-    pgas::all_free(b);
+    for (int round = 0; round < 100; ++round) {
+      pgas::shared_alloc b = pgas::all_alloc(2, 4096);
+      if (b.offset() + b.part_bytes() > offset + 2 * 4096) bad++;
+      pgas::all_free(b);
+    }
   });
+  CHECK(bad == 0);
+}
+
+TEST_CASE("equal-size allocations in a row start at different cache colours", "[alloc][colour]") {
+  // The guarantee of alloc/symmetric.hpp, through every collective way in: consecutive
+  // allocations of parts >= 64 KiB never start at the same address modulo 4 KiB or 64 KiB, in
+  // any thread's segment, and keep their 64-byte alignment.
+  std::atomic<int> bad{0};
+  std::atomic<int> checked{0};
+  pgas::run(test_job(2), 0, nullptr, [&] {
+    const int me = pgas::mythread();
+    const auto distinct = [&](const void* p, const void* q) {
+      const auto a = reinterpret_cast<std::uintptr_t>(p);
+      const auto b = reinterpret_cast<std::uintptr_t>(q);
+      if (a % 64 != 0 || b % 64 != 0 || a % 4096 == b % 4096 || a % 65536 == b % 65536) bad++;
+      checked++;
+    };
+    constexpr std::size_t n = std::size_t{1} << 20;  // doubles: 4 MiB per thread
+    pgas::shared_alloc x = pgas::all_alloc(2, n / 2 * sizeof(double));
+    pgas::shared_alloc y = pgas::all_alloc(2, n / 2 * sizeof(double));
+    distinct(x.part(me), y.part(me));
+    {
+      pgas::shared_array<double> u({n}, pgas::block_spec::cyclic(n / 2));
+      pgas::shared_array<double> v({n}, pgas::block_spec::cyclic(n / 2));
+      pgas::shared_array<double> w({n}, pgas::block_spec::cyclic(n / 2));
+      distinct(u.local_part().data(), v.local_part().data());
+      distinct(v.local_part().data(), w.local_part().data());
+      distinct(u.local_part().data(), w.local_part().data());
+    }
+    if (me == 0) {
+      pgas::shared_alloc g = pgas::global_alloc(2, n / 2 * sizeof(double));
+      pgas::shared_alloc h = pgas::global_alloc(2, n / 2 * sizeof(double));
+      distinct(g.part(1), h.part(1));
+      pgas::free(g);
+      pgas::free(h);
+    }
+    pgas::barrier();
+    pgas::all_free(y);
+    pgas::all_free(x);
+  });
+  CHECK(checked == 2 * 4 + 1);
   CHECK(bad == 0);
 }
 

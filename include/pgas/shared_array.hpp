@@ -100,7 +100,9 @@ class shared_array_base<T, Rank, Block, std::index_sequence<D...>> {
                 "shared data must be trivially copyable and default constructible");
   static_assert(alignof(T) <= 64, "shared elements may be aligned to at most 64 bytes");
   static_assert(Block == dynamic_block || Block <= config::max_block,
-                "block size exceeds config::max_block (2^sptr_phase_bits elements)");
+                "block size exceeds config::max_block (2^sptr_phase_bits elements) for a "
+                "compile-time block: use pgas::dynamic_block, whose run-time blocks may be up to "
+                "config::max_runtime_block");
   using impl = shared_array_impl<T, Rank, Block, std::index_sequence<D...>>;
 
  public:

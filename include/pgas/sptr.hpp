@@ -131,7 +131,9 @@ class sptr<V, B> {
 template <class T, std::size_t B>
 class sptr {
   static_assert(B == dynamic_block || B <= config::max_block,
-                "block size exceeds config::max_block (2^sptr_phase_bits elements)");
+                "block size exceeds config::max_block (2^sptr_phase_bits elements) for a "
+                "compile-time block: use pgas::dynamic_block, whose run-time blocks may be up to "
+                "config::max_runtime_block");
   static constexpr std::uint64_t S = sizeof(T);
 
  public:
@@ -162,7 +164,7 @@ class sptr {
            !detail::sptr_implicit<T, B, U, B2>) explicit sptr(const sptr<U, B2>& p)
       : w_(p.word()) {
     take_block(p);
-    if (p.block() != block() || sizeof(U) != sizeof(T)) w_ &= detail::offset_mask;
+    if (p.block() != block() || sizeof(U) != sizeof(T)) reset_phase();
   }
 
   /// Cast from the generic pointer-to-shared (UPC §6.4.3): block size 1 or indefinite get
@@ -183,14 +185,12 @@ class sptr {
     return from_word(detail::sptr_pack(thread, addrfield, phase, B, where));
   }
   /// The run-time-B form (block 0 is indefinite); also misuse for a block beyond
-  /// config::max_block.
+  /// config::max_runtime_block.
   static sptr from_parts(
       int thread, std::size_t addrfield, std::size_t phase, std::size_t block,
       std::source_location where = std::source_location::current()) requires(B == dynamic_block) {
-    sptr p;
-    p.blk_.d = &detail::block_divider_for(block);
-    p.w_ = detail::sptr_pack(thread, addrfield, phase, block, where);
-    return p;
+    const std::uint64_t w = detail::sptr_pack(thread, addrfield, phase, block, where);
+    return from_offset(w, phase, detail::block_divider_for(block));
   }
 
   /// The packed word (pgas/detail/sptr_word.hpp). from_word is its inverse, unchecked (a
@@ -208,14 +208,24 @@ class sptr {
       requires(B == dynamic_block) {
     sptr p;
     p.w_ = w;
-    p.blk_.d = &block;
+    p.blk_ = detail::block_ref<B>(block);
+    return p;
+  }
+  /// A run-time-B pointer from its offset in the shared space (word() & detail::offset_mask)
+  /// and its whole phase, which may exceed the word's phase field: from_parts unchecked.
+  static sptr from_offset(std::uint64_t offset, std::size_t phase,
+                          const detail::block_divider& block) noexcept
+      requires(B == dynamic_block) {
+    sptr p;
+    p.blk_ = detail::block_ref<B>(block);
+    p.w_ = detail::with_phase<B>(offset & detail::offset_mask, phase, p.blk_);
     return p;
   }
 
   /// UPC upc_threadof: the thread that has affinity to the element.
   int thread() const noexcept { return static_cast<int>(offset() >> detail::geometry.shift); }
   /// UPC upc_phaseof: the element's position within its block (0 for B = 1 and indefinite).
-  std::size_t phase() const noexcept { return detail::word_phase<B>(w_); }
+  std::size_t phase() const noexcept { return detail::full_phase<B>(w_, blk_); }
   /// UPC upc_addrfield: the byte offset of the element within its thread's segment.
   std::size_t addrfield() const noexcept { return offset() & (detail::geometry.segment - 1); }
   /// The block size B (the run-time value for dynamic_block).
@@ -274,7 +284,7 @@ class sptr {
   /// UPC pointer-to-shared subtraction (§6.4.2p5): the difference of the two elements'
   /// positions in the block-cyclic order. Defined for pointers into the same array.
   friend std::ptrdiff_t operator-(const sptr& p, const sptr& q) noexcept {
-    return detail::word_distance<B, S>(p.w_, q.w_, p.blk_);
+    return detail::word_distance<B, S>(p.w_, q.w_, p.blk_, q.blk_);
   }
 
   /// Same thread and address; the phase is ignored (UPC §6.4.2p4).
@@ -286,7 +296,8 @@ class sptr {
     return (p - q) <=> 0;
   }
 
-  /// The block as the pointer carries it (a run-time B's divider): for conversions.
+  /// The block as the pointer carries it (a run-time B's divider and high phase bits): for
+  /// conversions.
   detail::block_ref<B> block_ref() const noexcept { return blk_; }
 
  private:
@@ -296,9 +307,14 @@ class sptr {
       if constexpr (B2 == dynamic_block) {
         blk_ = p.block_ref();
       } else {
-        blk_.d = &detail::block_divider_for(B2);
+        blk_ = detail::block_ref<B>(detail::block_divider_for(B2));
       }
     }
+  }
+
+  void reset_phase() noexcept {
+    w_ &= detail::offset_mask;
+    if constexpr (B == dynamic_block) blk_.set_phase_high(0);
   }
 
   void check(std::size_t bytes) const {

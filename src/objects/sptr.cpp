@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,6 +32,13 @@ const block_divider& block_divider_for(std::uint64_t b) {
     slot = std::make_unique<block_divider>();
     slot->block = b;
     if (b != 0) slot->div = libdivide::divider<std::uint64_t>(b);
+    if (b != 0 && b <= config::max_block) slot->step_limit = (b - 1) * phase_one;
+    // A block_ref keeps the phase's high bits above the divider's address.
+    if ((reinterpret_cast<std::uintptr_t>(slot.get()) & ~block_ref_address_mask) != 0) {
+      std::fputs("pgas: internal error: a block divider's address does not fit a block_ref\n",
+                 stderr);
+      std::abort();
+    }
   }
   return *slot;
 }
@@ -48,17 +57,18 @@ std::uint64_t sptr_pack(int thread, std::size_t addrfield, std::size_t phase, st
                        addrfield, g.segment),
            where);
   }
-  if (block > config::max_block) {
+  if (block > config::max_runtime_block) {
     misuse(fmt::format("block size {} exceeds the {} elements a pointer-to-shared can hold "
-                       "(-Dsptr_phase_bits={})",
-                       block, config::max_block, config::sptr_phase_bits),
+                       "(config::max_runtime_block)",
+                       block, config::max_runtime_block),
            where);
   }
   if (phase != 0 && phase >= block) {
     misuse(fmt::format("pointer-to-shared phase {} is not below its block size {}", phase, block),
            where);
   }
-  return (static_cast<std::uint64_t>(phase) << phase_shift) |
+  // The phase's bits above the word's field go to a run-time-B pointer's block_ref.
+  return ((static_cast<std::uint64_t>(phase) & phase_low_mask) << phase_shift) |
          ((static_cast<std::uint64_t>(thread) << g.shift) + addrfield);
 }
 

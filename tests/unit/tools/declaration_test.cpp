@@ -183,7 +183,7 @@ TEST_CASE("sizes are expressions of THREADS, evaluated per thread count", "[decl
       const declaration d = declaration::parse(std::string("shared int A[") + c.text + "]");
       CHECK(d.extents_for(c.threads) == sizes{c.value});
     }
-    if (c.value <= pgas::config::max_block) {
+    if (c.value <= pgas::config::max_runtime_block) {
       const declaration b = declaration::parse(std::string("shared [") + c.text + "] int A[4]");
       CHECK(b.block_for(c.threads) == block_spec::cyclic(c.value));
     }
@@ -384,17 +384,22 @@ TEST_CASE("value errors depend on THREADS and point at the expression", "[declar
 }
 
 TEST_CASE("the block limit is the library's", "[declaration]") {
-  const std::size_t max = pgas::config::max_block;
+  const std::size_t max = pgas::config::max_runtime_block;
   const declaration ok = declaration::parse("shared [" + std::to_string(max) + "] char A[4]");
   CHECK(ok.block_for(1) == block_spec::cyclic(max));
+  // Blocks beyond the compile-time limit are fine at run time.
+  CHECK(declaration::parse("shared [2000000] int A[4]").block_for(1) ==
+        block_spec::cyclic(2000000));
   const auto e = error_of("shared [" + std::to_string(max + 1) + "] char A[4]", 1);
   REQUIRE(e);
   CHECK(e->column() == 8);
+  CHECK(std::string(e->what()) == block_spec::cyclic_problem(max + 1));
   try {
     (void)block_spec::cyclic(max + 1);
-    FAIL("block_spec::cyclic accepted a block beyond config::max_block");
-  } catch (const std::invalid_argument& library) {
-    CHECK(std::string(e->what()) == library.what());
+    FAIL("block_spec::cyclic accepted a block beyond config::max_runtime_block");
+  } catch (const pgas::usage_error& library) {
+    CHECK(std::string(library.what()).find(block_spec::cyclic_problem(max + 1)) !=
+          std::string::npos);
   }
 }
 

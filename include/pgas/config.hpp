@@ -33,11 +33,10 @@ inline constexpr int sptr_offset_bits = 64 - sptr_phase_bits;
 /// one 8-byte word, whose phase field holds sptr_phase_bits bits.
 inline constexpr unsigned long long max_block = 1ull << sptr_phase_bits;
 /// The largest run-time block size (elements): block_spec::cyclic(B), [*] and tiles may give
-/// blocks up to it (2^36 by default: 64 Gi elements, more than a segment holds in practice).
-/// A run-time-B pointer is 16 bytes and keeps the phase's 16 high bits beside the address of
-/// its block's divider (pgas/detail/block.hpp). A larger block is misuse named at the call
-/// that asks for it.
-inline constexpr unsigned long long max_runtime_block = 1ull << (sptr_phase_bits + 16);
+/// blocks up to it (2^38: 256 Gi elements, more than a segment holds in practice). A
+/// run-time-B pointer is 16 bytes and keeps the phase's high bits beside its block
+/// (pgas/detail/block.hpp). A larger block is misuse named at the call that asks for it.
+inline constexpr unsigned long long max_runtime_block = 1ull << 38;
 
 /// True in the checked build (Meson option `bounds_check`, or debug_level >= 1): shared-array
 /// indices, pointer-to-shared dereferences and bulk copies are checked against their

@@ -314,7 +314,7 @@ class sptr {
 
   void reset_phase() noexcept {
     w_ &= detail::offset_mask;
-    if constexpr (B == dynamic_block) blk_.set_phase_high(0);
+    if constexpr (B == dynamic_block) blk_.set_phase(0);
   }
 
   void check(std::size_t bytes) const {

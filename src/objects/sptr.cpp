@@ -21,26 +21,38 @@ namespace pgas {
 
 namespace detail {
 
+block_divider block_dividers[block_sizes_max];
+
+namespace {
+// Entry 0 is block 1 (a default-constructed run-time-block pointer names it).
+const bool block_one_ready = [] {
+  block_dividers[0].block = 1;
+  block_dividers[0].div = libdivide::divider<std::uint64_t>(1);
+  return true;
+}();
+}  // namespace
+
 const block_divider& block_divider_for(std::uint64_t b) {
-  // Interned: one divider per distinct block size, alive until exit, so pointers to them in
-  // run-time-B pointers never dangle. Block sizes in a program are few.
+  // Interned: one entry per distinct block size, never changed after it is made, so the
+  // index a run-time-B pointer carries stays valid for the life of the process. Block sizes
+  // in a program are few.
   static std::mutex mutex;
-  static auto* table = new std::map<std::uint64_t, std::unique_ptr<block_divider>>();
+  static auto* index = new std::map<std::uint64_t, std::size_t>{{1, 0}};
+  static std::size_t used = 1;
+  (void)block_one_ready;
   std::lock_guard g(mutex);
-  auto& slot = (*table)[b];
-  if (!slot) {
-    slot = std::make_unique<block_divider>();
-    slot->block = b;
-    if (b != 0) slot->div = libdivide::divider<std::uint64_t>(b);
-    if (b != 0 && b <= config::max_block) slot->step_limit = (b - 1) * phase_one;
-    // A block_ref keeps the phase's high bits above the divider's address.
-    if ((reinterpret_cast<std::uintptr_t>(slot.get()) & ~block_ref_address_mask) != 0) {
-      std::fputs("pgas: internal error: a block divider's address does not fit a block_ref\n",
-                 stderr);
+  auto [it, made] = index->try_emplace(b, used);
+  if (made) {
+    if (used == block_sizes_max) {
+      std::fprintf(stderr, "pgas: more than %zu distinct run-time block sizes in one process\n",
+                   block_sizes_max);
       std::abort();
     }
+    block_divider& d = block_dividers[used++];
+    d.block = b;
+    if (b != 0) d.div = libdivide::divider<std::uint64_t>(b);
   }
-  return *slot;
+  return block_dividers[it->second];
 }
 
 std::uint64_t sptr_pack(int thread, std::size_t addrfield, std::size_t phase, std::uint64_t block,

@@ -15,7 +15,7 @@
 // pointer-to-shared. For B = 1 and indefinite the phase bits are always 0, so the word is the
 // offset itself. A run-time-B pointer carries its block as a block_ref (pgas/detail/block.hpp)
 // beside the same word; for a block above config::max_block the word holds the phase's low P
-// bits and the block_ref its high bits (full_phase, set_phase).
+// bits and the block_ref its high bits (full_phase, with_phase).
 //
 // Division by B and by THREADS never uses a hardware divide: a compile-time B divides by a
 // constant, a run-time B and THREADS use precomputed libdivide dividers (shifts for powers of
@@ -96,7 +96,7 @@ template <std::size_t B>
 inline std::uint64_t with_phase(std::uint64_t off, std::uint64_t phase,
                                 block_ref<B>& blk) noexcept {
   if constexpr (B == dynamic_block_tag) {
-    blk.set_phase_high(phase);
+    blk.set_phase(phase);
     return ((phase & phase_low_mask) << phase_shift) | off;
   } else {
     return (phase << phase_shift) | off;
@@ -115,11 +115,20 @@ inline std::uint64_t next_block_offset(std::uint64_t off, std::uint64_t block) n
                                           : off - back + g.segment;
 }
 
-/// ++p for a run-time block of more than config::max_block elements: the phase's low bits
-/// may carry into the block_ref's. Out of the way of the in-block fast path.
+/// A packed word and the block_ref word beside it: what the out-of-line ++ of a large
+/// run-time block returns, in registers (a reference would keep the caller's pointer in
+/// memory).
+struct word_pair {
+  std::uint64_t w;
+  std::uint64_t bits;
+};
+
+/// ++p for a run-time block of more than config::max_block elements where the fast step does
+/// not apply: the phase's low bits carry into the block_ref's, or the block ends.
 template <std::uint64_t S>
-[[gnu::noinline]] void word_increment_large(std::uint64_t& w,
-                                            block_ref<dynamic_block_tag>& blk) noexcept {
+[[gnu::noinline]] word_pair word_increment_large(std::uint64_t w, std::uint64_t bits) noexcept {
+  block_ref<dynamic_block_tag> blk;
+  blk.bits = bits;
   const std::uint64_t ph = full_phase(w, blk);
   const std::uint64_t off = w & offset_mask;
   if (ph + 1 < blk.value()) {
@@ -127,6 +136,7 @@ template <std::uint64_t S>
   } else {
     w = with_phase(next_block_offset<S>(off, blk.value()), 0, blk);
   }
+  return {w, blk.bits};
 }
 
 /// ++p for elements of S bytes and block size B (blk: the run-time block for dynamic_block).
@@ -141,36 +151,37 @@ inline void word_increment(std::uint64_t& w, block_ref<B>& blk) noexcept {
     // sums run side by side: a loop of ++p carries a 2-cycle chain through w, not 3.
     w = w >= g.span - g.segment ? w - (g.span - g.segment - S) : w + g.segment;
   } else {
-    const std::uint64_t block = blk.value();
-    if constexpr (B == dynamic_block_tag) {
-      if (block == 0) [[unlikely]] {  // a run-time indefinite block
-        w += S;
-        return;
-      }
-    }
-    // phase + 1 < block, read off the word: the offset bits are below phase_one, so
-    // w < (block - 1) * phase_one exactly when the phase is below block - 1. [[likely]] keeps
-    // the in-block step on the fall-through path: one taken branch per element, not two.
-    // A run-time block has the bound precomputed (block_divider::step_limit), 0 for blocks
-    // whose phase does not fit the word, which step out of line.
+    // phase + 1 < B, read off the word: the offset bits are below phase_one, so
+    // w < (B - 1) * phase_one exactly when the phase is below B - 1. [[likely]] keeps the
+    // in-block step on the fall-through path: one taken branch per element, not two. A
+    // run-time block carries the bound in its block_ref (0 for indefinite blocks; for large
+    // ones, where the phase's low bits would carry, or the block ends).
     std::uint64_t limit;
     if constexpr (B == dynamic_block_tag) {
       limit = blk.step_limit();
     } else {
-      limit = (block - 1) * phase_one;
+      limit = (B - 1) * phase_one;
     }
     if (w < limit) [[likely]] {
       w += phase_one + S;
-    } else {
-      if constexpr (B == dynamic_block_tag) {
-        if (block > config::max_block) [[unlikely]] {
-          word_increment_large<S>(w, blk);
-          return;
-        }
-      }
-      // Phase 0 of the next block.
-      w = next_block_offset<S>(w & offset_mask, block);
+      return;
     }
+    std::uint64_t block = B;
+    if constexpr (B == dynamic_block_tag) {
+      const std::uint64_t bits = blk.bits;
+      if ((bits & (block_ref_large | block_ref_indefinite)) != 0) [[unlikely]] {
+        if ((bits & block_ref_indefinite) != 0) {
+          w += S;
+        } else {
+          const word_pair r = word_increment_large<S>(w, bits);
+          w = r.w;
+          blk.bits = r.bits;
+        }
+        return;
+      }
+      block = (bits >> block_ref_phase_shift) + 1;  // the bound is block - 1
+    }
+    w = next_block_offset<S>(w & offset_mask, block);  // phase 0 of the next block
   }
 }
 

@@ -17,13 +17,15 @@
 //     owns memory, which destroys it first). Every thread must create the same arrays in the
 //     same order with the same arguments — checked: a mismatch ends the job naming each
 //     thread's declaration — and destroy them in the same order. Nothing else is collective.
-//   * Errors (pgas/error.hpp): an invalid layout (zero extents, a block beyond
-//     config::max_block, tiles of the wrong rank) is misuse named at the constructor's call
-//     site; with bounds checking (config::bounds_check) so is an index outside the extents,
-//     named at the index's call site with the index and the extents. Inside a job misuse ends
-//     the job naming the thread. Out of shared memory throws pgas::bad_shared_alloc on every
-//     thread. A type that is not trivially copyable and default constructible, or aligned to
-//     more than 64 bytes, or a compile-time block beyond config::max_block, does not compile.
+//   * Errors (pgas/error.hpp): an invalid layout (zero extents, a [*] or tile block beyond
+//     config::max_runtime_block, tiles of the wrong rank) is misuse named at the
+//     constructor's call site (block_spec's own misuse — cyclic(B) beyond
+//     config::max_runtime_block, no or zero tile extents — at the block_spec call's); with bounds
+//     checking (config::bounds_check) so is an index outside the extents, named at the index's call
+//     site with the index and the extents. Inside a job misuse ends the job naming the thread. Out
+//     of shared memory throws pgas::bad_shared_alloc on every thread. A type that is not trivially
+//     copyable and default constructible, or aligned to more than 64 bytes, or a compile-time block
+//     beyond config::max_block (2^20; run-time blocks may be larger), does not compile.
 //   * Outside a job an array cannot be created: the constructor throws pgas::usage_error.
 //     Checked element access is noexcept only when unchecked, so that misuse outside a job
 //     reaches the caller as that exception too.

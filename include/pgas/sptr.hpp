@@ -11,13 +11,15 @@
 //   * Collective: nothing here. Every call is local to the calling thread and touches no
 //     other thread's state.
 //   * Errors (pgas/error.hpp): making a pointer whose thread is not below THREADS, whose
-//     address is beyond a segment, whose phase is not below its block or whose block exceeds
-//     config::max_block (from_parts), sptr_from() of an address outside the shared space, and
-//     thread_distance() of a thread outside [0, THREADS) are misuse, always checked: inside a
-//     job the job ends naming the thread and the call's file:line. With bounds checking
-//     (config::bounds_check) so is dereferencing a pointer outside a live shared allocation;
+//     address is beyond a segment, whose phase is not below its block or whose run-time
+//     block exceeds config::max_runtime_block (from_parts), sptr_from() of an address outside the
+//     shared space, and thread_distance() of a thread outside [0, THREADS) are misuse, always
+//     checked: inside a job the job ends naming the thread and the call's file:line. With bounds
+//     checking (config::bounds_check) so is dereferencing a pointer outside a live shared
+//     allocation;
 //     *, -> and [] have no call site to name, so the report carries the thread's backtrace.
-//     A block size beyond config::max_block in the type itself does not compile.
+//     A compile-time block size beyond config::max_block does not compile (the message says
+//     to use pgas::dynamic_block).
 //   * Outside a job there is no shared space: from_parts(), sptr_from() and thread_distance()
 //     throw pgas::usage_error, and so does a checked dereference (*, -> and [] are noexcept
 //     only when unchecked, so that the exception reaches the caller). A null
@@ -26,13 +28,20 @@
 //     Another thread sees a write once the two are ordered by a barrier or a lock
 //     (pgas/sync.hpp, pgas/lock.hpp); strict accesses are written pgas::strict(p) and
 //     pgas::strict_load/strict_store (pgas/strict.hpp, which says what relaxed means here).
-//   * Thread safety: an sptr is a value (8 bytes; 16 for a run-time block, which also points
-//     to its block size's divider); using copies of it on any threads is safe, and the
-//     memory it points to is as safe as any memory shared by threads.
+//   * Thread safety: an sptr is a value (8 bytes; 16 for a run-time block, which also names
+//     its block size's divider); using copies of it on any threads is safe, and the memory it
+//     points to is as safe as any memory shared by threads.
 //
-// Limits: a block has at most config::max_block elements and the shared space at most
-// 2^config::sptr_offset_bits bytes (16 TiB by default: e.g. 4096 threads of 4 GiB), because a
-// pointer is one 64-bit word of phase and offset (pgas/detail/sptr_word.hpp).
+// Limits: the shared space holds at most 2^config::sptr_offset_bits bytes (16 TiB by default:
+// e.g. 4096 threads of 4 GiB), because a pointer is one 64-bit word of phase and offset
+// (pgas/detail/sptr_word.hpp). A compile-time block has at most config::max_block (2^20)
+// elements, what the word's phase field holds. A run-time block (B = pgas::dynamic_block, and
+// every shared_array whose block_spec is given at run time) has at most
+// config::max_runtime_block (2^38): its pointer keeps the phase's higher bits in its second
+// word (pgas/detail/block.hpp), so one block of rows per thread, [*] and big tiles need no
+// workaround. The generic sptr<void> is the one word: converted to it, a run-time-B pointer
+// whose phase is config::max_block or more keeps its thread and address and only the low
+// sptr_phase_bits bits of its phase.
 //
 // Arithmetic (p + n, p - n, ++, --, p - q) follows UPC 1.3 exactly: advancing by n moves the
 // phase by n modulo B, crossing to the next thread at each block boundary and to the next

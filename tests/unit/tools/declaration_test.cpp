@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <pgas/config.hpp>
+#include <pgas/error.hpp>
 #include <pgas/layout.hpp>
 
 #include "declaration.hpp"
@@ -360,9 +361,10 @@ TEST_CASE("value errors depend on THREADS and point at the expression", "[declar
       {"shared [0][2] int A[3][3]", 1, "tile extent of dimension 0 is 0", "0"},
       {"shared [2][THREADS-4] int A[3][3]", 4, "tile extent of dimension 1 is 0 with THREADS = 4",
        "THREADS"},
-      {"shared [2000000] int A[4]", 1, "block size 2000000 exceeds", "2000000"},
-      {"shared [*] int A[10000000000]", 2, "[*] gives blocks of 5000000000 elements", "[*]"},
-      {"shared [2048][1024] int A[4096][4096]", 1, "tiles of 2097152 elements exceed", "[2048]"},
+      {"shared [300000000000] int A[4]", 1, "block size 300000000000 exceeds", "300000000000"},
+      {"shared [*] int A[1000000000000]", 2, "[*] gives blocks of 500000000000 elements", "[*]"},
+      {"shared [1048576][524288] int A[4096][4096]", 1, "tiles of 549755813888 elements exceed",
+       "[1048576]"},
       {"shared int A[4294967296][4294967296]", 1, "the number of elements overflows",
        "[4294967296]"},
       {"shared [] double A[1152921504606846976]", 16, "overflow 64 bits", "A["},

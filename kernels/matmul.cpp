@@ -47,14 +47,10 @@ struct plain_inputs {
   }
 };
 
-// Rows per block: R = ceil(size / THREADS), the paper's one block per thread — unless R rows
-// exceed the largest block a pointer-to-shared can carry (config::max_block elements, 2^20 by
-// default: e.g. size 2048 on fewer than 4 threads). Blocks then hold as many whole rows as fit
-// and are dealt round-robin; every row still lies in one block, so each layout below applies.
+// Rows per block: R = ceil(size / THREADS), the paper's one block per thread, whatever its
+// size (run-time blocks reach config::max_runtime_block elements).
 std::size_t rows_per_block(std::size_t n, int threads) {
-  const std::size_t r =
-      (n + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);
-  return std::max<std::size_t>(1, std::min<std::size_t>(r, pgas::config::max_block / n));
+  return (n + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);
 }
 
 // --- verification --------------------------------------------------------------------------

@@ -232,15 +232,13 @@ int run_openmp(const pk::kernel_args& a) {
 
 // --- the PGAS variants ---------------------------------------------------------------------
 //
-// Rows are blocked: thread t owns rows [t*R, (t+1)*R). A block holds at most config::max_block
-// elements (the phase field of a pointer-to-shared), so when R*size exceeds that (size 4096 on
-// fewer than 16 threads) the blocks shrink to the most whole rows that fit, dealt cyclically:
-// what a UPC compiler with the same phase limit has to do.
+// Rows are blocked: thread t owns rows [t*R, (t+1)*R), one block of R*size elements (run-time
+// blocks have no size limit a table meets: config::max_runtime_block is 2^38).
 using shared_table = pgas::shared_array<std::uint32_t, 2>;
 
 std::size_t rows_per_block(std::size_t size) {
   const auto nt = static_cast<std::size_t>(pgas::threads());
-  return std::min((size + nt - 1) / nt, static_cast<std::size_t>(pgas::config::max_block / size));
+  return (size + nt - 1) / nt;
 }
 
 // This thread's stretch of the stream, each update through `update`.
@@ -268,25 +266,13 @@ std::function<void()> pgas_updates(const std::string& variant, const shared_tabl
       run_mine(size, [shared](cell c, std::uint32_t v) { shared(c.idx) ^= v; });
     };
   }
-  if (variant == "privatized" && T.blocksizeof() * pgas::threads() >= T.size()) {
+  if (variant == "privatized") {
     // One block per thread: the element is mine when its linear index falls in my block.
     const std::uint64_t block = T.blocksizeof(), first = me * block;
     return [shared, size, mine, block, first] {
       run_mine(size, [shared, mine, block, first](cell c, std::uint32_t v) {
         if (c.idx - first < block) {
           mine[c.idx - first] ^= v;
-        } else {
-          shared(c.idx) ^= v;
-        }
-      });
-    };
-  }
-  if (variant == "privatized") {  // several blocks each: the layout says whose and where
-    return [&T, shared, size, mine, me] {
-      run_mine(size, [&T, shared, mine, me](cell c, std::uint32_t v) {
-        const pgas::element_place p = T.layout().place_linear(c.idx);
-        if (static_cast<std::size_t>(p.thread) == me) {
-          mine[p.offset] ^= v;
         } else {
           shared(c.idx) ^= v;
         }

@@ -189,58 +189,38 @@ int run_openmp(const kernel_args& a) {
 // --- the PGAS variants: row bands of shared arrays ----------------------------------------
 
 // Thread t owns image rows [t*R, (t+1)*R), R = ceil(size / THREADS): the paper's
-// `shared [R*size] uint8_t img[size][size]`, one block per thread. A block holds at most
-// config::max_block (2^20) elements, so a band of more is kept as blocks of k rows, and the
-// block-cyclic deal puts image row i = t*R + c*k + q at array row (c*THREADS + t)*k + q:
-// course c of thread t's part, so each part still holds its band whole and in order. When a
-// band fits one block (k = R, e.g. size 1024 at any THREADS) this is the identity.
+// `shared [R*size] uint8_t img[size][size]`, one block per thread, whatever its size.
 class bands {
  public:
-  bands(std::size_t size, int threads)
-      : n_(size), per_thread_((size + threads - 1) / threads), row_(size) {
-    const std::size_t k = per_block(), t = static_cast<std::size_t>(threads);
-    for (std::size_t i = 0; i < n_; ++i) {
-      const std::size_t r = i % per_thread_;
-      row_[i] = (r / k * t + i / per_thread_) * k + r % k;
-    }
-  }
+  bands(std::size_t size, int threads) : n_(size), per_thread_((size + threads - 1) / threads) {}
 
   std::size_t per_thread() const { return per_thread_; }
-  std::size_t per_block() const {
-    return std::min<std::size_t>(per_thread_, pgas::config::max_block / n_);
-  }
+  std::size_t per_block() const { return per_thread_; }
   std::size_t lo(int t) const { return std::min(n_, static_cast<std::size_t>(t) * per_thread_); }
   std::size_t hi(int t) const { return std::min(n_, lo(t) + per_thread_); }
-  // The array row that holds image row i (a look-up: the variants ask once per row, and two
-  // divides each would show beside a vectorised row of 1024 pixels).
-  std::size_t row(std::size_t i) const { return row_[i]; }
-  std::size_t array_rows() const { return *std::max_element(row_.begin(), row_.end()) + 1; }
 
  private:
   std::size_t n_, per_thread_;
-  std::vector<std::size_t> row_;
 };
 
 // auto: the UPC source as written, out[i][j] = f(in[i-1][j-1], …), indexing the arrays as A(i, j)
 // does, through their views (pgas::with_views). The loop stores bytes, which may alias anything:
 // through the arrays themselves the compiler reloads their row tables at every pixel and the
 // loop stays scalar (about 19× seq); a view's row table is restrict, and the loop vectorises.
-void sobel_auto(auto In, auto Out, const bands& b, std::size_t lo, std::size_t hi, std::size_t n) {
+void sobel_auto(auto In, auto Out, std::size_t lo, std::size_t hi, std::size_t n) {
   for (std::size_t i = lo; i < hi; ++i) {
-    const std::size_t r = b.row(i);
     if (i == 0 || i == n - 1) {
       for (std::size_t j = 0; j < n; ++j)
-        Out(r, j) = 0;
+        Out(i, j) = 0;
       continue;
     }
-    const std::size_t ru = b.row(i - 1), rd = b.row(i + 1);
-    Out(r, 0) = 0;
+    Out(i, 0) = 0;
     for (std::size_t j = 1; j + 1 < n; ++j) {
-      Out(r, j) =
-          sobel({In(ru, j - 1), In(ru, j), In(ru, j + 1)}, {In(r, j - 1), In(r, j), In(r, j + 1)},
-                {In(rd, j - 1), In(rd, j), In(rd, j + 1)});
+      Out(i, j) = sobel({In(i - 1, j - 1), In(i - 1, j), In(i - 1, j + 1)},
+                        {In(i, j - 1), In(i, j), In(i, j + 1)},
+                        {In(i + 1, j - 1), In(i + 1, j), In(i + 1, j + 1)});
     }
-    Out(r, n - 1) = 0;
+    Out(i, n - 1) = 0;
   }
 }
 
@@ -249,8 +229,8 @@ int job(const kernel_args& a) {
   const bands b(n, pgas::threads());
   const int me = pgas::mythread();
   const std::size_t lo = b.lo(me), hi = b.hi(me);
-  const image In({b.array_rows(), n}, pgas::block_spec::cyclic(b.per_block() * n));
-  const image Out({b.array_rows(), n}, pgas::block_spec::cyclic(b.per_block() * n));
+  const image In({n, n}, pgas::block_spec::cyclic(b.per_block() * n));
+  const image Out({n, n}, pgas::block_spec::cyclic(b.per_block() * n));
   u8* const in_mine = In.local_part().data();  // my image row i at (i - lo) * n
   u8* const out_mine = Out.local_part().data();
   for (std::size_t i = lo; i < hi; ++i) {
@@ -264,12 +244,12 @@ int job(const kernel_args& a) {
   if (a.variant == "naive") {
     once = [&] {
       for (std::size_t i = lo; i < hi; ++i) {
-        const shared_out o = Out.ptr(b.row(i), 0);
+        const shared_out o = Out.ptr(i, 0);
         if (i == 0 || i == n - 1) {
           zero_row(o, n);
         } else {
-          sobel_row(shared_row(In.ptr(b.row(i - 1), 0)), shared_row(In.ptr(b.row(i), 0)),
-                    shared_row(In.ptr(b.row(i + 1), 0)), o, n);
+          sobel_row(shared_row(In.ptr(i - 1, 0)), shared_row(In.ptr(i, 0)),
+                    shared_row(In.ptr(i + 1, 0)), o, n);
         }
       }
     };
@@ -277,7 +257,7 @@ int job(const kernel_args& a) {
     // The paper: "a private pointer is used except for the first and the last row for which
     // a shared pointer is used" — rows lo - 1 and hi belong to the neighbouring threads.
     const auto mine = [&](std::size_t i) -> const u8* { return in_mine + (i - lo) * n; };
-    const auto theirs = [&](std::size_t i) { return shared_row(In.ptr(b.row(i), 0)); };
+    const auto theirs = [&](std::size_t i) { return shared_row(In.ptr(i, 0)); };
     once = [&] {
       for (std::size_t i = lo; i < hi; ++i) {
         u8* const o = out_mine + (i - lo) * n;
@@ -300,19 +280,18 @@ int job(const kernel_args& a) {
     tout = pgas::privatize(Out);
     once = [&] {
       for (std::size_t i = lo; i < hi; ++i) {
-        u8* const o = tout.row(b.row(i));
+        u8* const o = tout.row(i);
         if (i == 0 || i == n - 1) {
           zero_row(o, n);
         } else {
-          const u8 *up = tin.row(b.row(i - 1)), *mid = tin.row(b.row(i)),
-                   *down = tin.row(b.row(i + 1));
+          const u8 *up = tin.row(i - 1), *mid = tin.row(i), *down = tin.row(i + 1);
           sobel_row(up, mid, down, o, n);
         }
       }
     };
   } else {  // auto
     once = [&] {
-      In.visit([&](auto in) { Out.visit([&](auto out) { sobel_auto(in, out, b, lo, hi, n); }); });
+      In.visit([&](auto in) { Out.visit([&](auto out) { sobel_auto(in, out, lo, hi, n); }); });
     };
   }
 
@@ -322,7 +301,7 @@ int job(const kernel_args& a) {
   bool ok = true;
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < n; ++j)
-      ok = ok && Out(b.row(i), j) == want[i * n + j];
+      ok = ok && Out(i, j) == want[i * n + j];
   }
   nlohmann::ordered_json extra = extra_fields(a, t);
   extra["rows_per_thread"] = b.per_thread();

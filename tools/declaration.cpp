@@ -617,11 +617,11 @@ block_spec declaration::block_for(int threads) const {
                          with(block_[0])),
              block_[0].start);
       }
-      try {
-        return block_spec::cyclic(static_cast<std::size_t>(v));
-      } catch (const std::invalid_argument& e) {
-        fail(e.what(), block_[0].start);
+      const auto b = static_cast<std::size_t>(v);
+      if (std::string problem = block_spec::cyclic_problem(b); !problem.empty()) {
+        fail(problem, block_[0].start);
       }
+      return block_spec::cyclic(b);
     }
     case block_spec::kind::tiles:
       break;
@@ -636,11 +636,10 @@ block_spec declaration::block_for(int threads) const {
     }
     tile.push_back(static_cast<std::size_t>(v));
   }
-  try {
-    return block_spec::tiles(std::move(tile));
-  } catch (const std::invalid_argument& e) {
-    fail(e.what(), layout_column_);
+  if (std::string problem = block_spec::tiles_problem(tile); !problem.empty()) {
+    fail(problem, layout_column_);
   }
+  return block_spec::tiles(std::move(tile));
 }
 
 pgas::layout declaration::layout_for(int threads) const {

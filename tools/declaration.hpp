@@ -120,13 +120,14 @@ class declaration {
   std::vector<std::size_t> extents_for(int threads) const;
   /// The block specification for `threads` threads. Throws declaration_error (at the
   /// expression) for a negative block size, a zero tile extent, an overflow, a division by zero
-  /// or a block larger than pgas::config::max_block (the library's message), and
+  /// or a block larger than pgas::config::max_runtime_block (the library's message), and
   /// std::invalid_argument when threads < 1.
   pgas::block_spec block_for(int threads) const;
   /// The array's layout for `threads` threads, built by pgas::layout. Throws what extents_for()
   /// and block_for() throw, and declaration_error with pgas::layout's message when the layout is
   /// invalid: at the extents when the array itself is (its element count overflows), at the
-  /// layout qualifier when the blocking is (a [*] or tile block beyond config::max_block), and
+  /// layout qualifier when the blocking is (a [*] or tile block beyond
+  /// config::max_runtime_block), and
   /// at the name when THREADS parts of part_elements() elements of type().size bytes overflow
   /// 64 bits (so byte counts derived from the layout always fit a std::size_t).
   pgas::layout layout_for(int threads) const;

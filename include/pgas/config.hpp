@@ -23,15 +23,20 @@ inline constexpr int debug_level = PGASI_DEBUG_LEVEL;
 
 /// Bits of a pointer-to-shared's 64-bit word that hold its phase (Meson option
 /// `sptr_phase_bits`, default 20). The other 64 - sptr_phase_bits bits hold the offset of the
-/// element from the start of the shared space (thread * segment size + address in segment).
-/// So by default a block has at most 2^20 elements, and THREADS * segment size is at most
-/// 2^44 bytes (16 TiB: 4096 threads of 4 GiB, or 2 threads of 64 GiB). Both limits are
-/// checked: a larger block is a clear error where an array or pointer type is made, and the
-/// runtime sizes segments so the shared space fits.
+/// element from the start of the shared space (thread * segment size + address in segment),
+/// so THREADS * segment size is at most 2^44 bytes by default (16 TiB: 4096 threads of 4 GiB,
+/// or 2 threads of 64 GiB); the runtime sizes segments so the shared space fits.
 inline constexpr int sptr_phase_bits = PGASI_SPTR_PHASE_BITS;
 inline constexpr int sptr_offset_bits = 64 - sptr_phase_bits;
-/// The largest block size (elements) a blocked pointer-to-shared or array may have.
+/// The largest compile-time block size (elements): `sptr<T, B>` and `shared_array<T, R, B>`
+/// with B above it do not compile (use pgas::dynamic_block). A compile-time-B pointer is the
+/// one 8-byte word, whose phase field holds sptr_phase_bits bits.
 inline constexpr unsigned long long max_block = 1ull << sptr_phase_bits;
+/// The largest run-time block size (elements): block_spec::cyclic(B), [*] and tiles may give
+/// blocks up to it (2^38: 256 Gi elements, more than a segment holds in practice). A
+/// run-time-B pointer is 16 bytes and keeps the phase's high bits beside its block
+/// (pgas/detail/block.hpp). A larger block is misuse named at the call that asks for it.
+inline constexpr unsigned long long max_runtime_block = 1ull << 38;
 
 /// True in the checked build (Meson option `bounds_check`, or debug_level >= 1): shared-array
 /// indices, pointer-to-shared dereferences and bulk copies are checked against their

@@ -28,12 +28,16 @@
 //
 // Contract.
 //   * Collective: nothing here; a layout is a pure value.
-//   * Errors (pgas/error.hpp's recoverable kind): constructing a layout with zero threads, a
-//     zero or overflowing extent, a block size beyond config::max_block, tiles of the wrong
-//     rank or zero size, or more than max_rank dimensions throws std::invalid_argument naming
-//     the problem. Index functions do not check (an index out of range gives a meaningless
-//     place); shared_array checks in checked builds.
-//   * Outside a job everything works the same: a layout needs no running job.
+//   * Errors (pgas/error.hpp): block_spec::cyclic with a block beyond
+//     config::max_runtime_block (2^36 elements by default) and block_spec::tiles with no, too
+//     many or zero tile extents are misuse named at their call site: inside a job the job ends
+//     naming the thread, file and line; outside one they throw pgas::usage_error. Constructing
+//     a layout with zero threads, a zero or overflowing extent, a [*] or tile block beyond
+//     config::max_runtime_block, tiles of the wrong rank, or more than max_rank dimensions
+//     throws std::invalid_argument naming the problem (shared_array turns it into misuse
+//     named at the array's declaration). Index functions do not check (an index out of range
+//     gives a meaningless place); shared_array checks in checked builds.
+//   * Outside a job everything else works the same: a layout needs no running job.
 //   * Thread safety: a const layout may be used from any number of threads.
 #pragma once
 
@@ -43,6 +47,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <source_location>
 #include <span>
 #include <string>
 #include <vector>
@@ -58,17 +63,26 @@ class PGAS_API block_spec {
  public:
   enum class kind { cyclic, indefinite, star, tiles };
 
-  /// `shared [b]`; b == 0 means indefinite, as in UPC.
-  static block_spec cyclic(std::size_t b);
+  /// `shared [b]`; b == 0 means indefinite, as in UPC. Misuse: b beyond
+  /// config::max_runtime_block.
+  static block_spec cyclic(std::size_t b,
+                           std::source_location where = std::source_location::current());
   /// `shared []`.
   static block_spec indefinite();
   /// `shared [*]`.
   static block_spec star();
-  /// `shared [b0][b1]…`: one tile extent per array dimension, each >= 1.
-  static block_spec tiles(std::vector<std::size_t> b);
-  static block_spec tiles(std::initializer_list<std::size_t> b) {
-    return tiles(std::vector<std::size_t>(b));
+  /// `shared [b0][b1]…`: one tile extent per array dimension, each >= 1. Misuse: no extents,
+  /// more than layout::max_rank, or a zero one.
+  static block_spec tiles(std::vector<std::size_t> b,
+                          std::source_location where = std::source_location::current());
+  static block_spec tiles(std::initializer_list<std::size_t> b,
+                          std::source_location where = std::source_location::current()) {
+    return tiles(std::vector<std::size_t>(b), where);
   }
+  /// What cyclic(b) and tiles(b) would report as misuse, or "" when they accept b: for tools
+  /// that check a declaration without calling them.
+  static std::string cyclic_problem(std::size_t b);
+  static std::string tiles_problem(const std::vector<std::size_t>& b);
 
   /// UPC's default: `shared T A[…]` is `shared [1]`.
   block_spec() = default;

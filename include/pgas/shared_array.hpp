@@ -20,15 +20,17 @@
 //     owns memory, which destroys it first). Every thread must create the same arrays in the
 //     same order with the same arguments — checked: a mismatch ends the job naming each
 //     thread's declaration — and destroy them in the same order. Nothing else is collective.
-//   * Errors (pgas/error.hpp): an invalid layout (zero extents, a block beyond
-//     config::max_block, tiles of the wrong rank) is misuse named at the constructor's call
-//     site; with bounds checking (config::bounds_check) so is an index outside the extents,
-//     named at the index's call site with the index and the extents. Inside a job misuse ends
-//     the job naming the thread. Out of shared memory throws pgas::bad_shared_alloc on every
-//     thread. A type that is not shared data (pgas/shared_storable.hpp: trivially copyable,
-//     trivially destructible and valid as zero bytes — pointers-to-shared, lock handles and
-//     aggregates of them are), or aligned to more than 64 bytes, or a compile-time block beyond
-//     config::max_block, does not compile.
+//   * Errors (pgas/error.hpp): an invalid layout (zero extents, a [*] or tile block beyond
+//     config::max_runtime_block, tiles of the wrong rank) is misuse named at the
+//     constructor's call site (block_spec's own misuse — cyclic(B) beyond
+//     config::max_runtime_block, no or zero tile extents — at the block_spec call's); with bounds
+//     checking (config::bounds_check) so is an index outside the extents, named at the index's call
+//     site with the index and the extents. Inside a job misuse ends the job naming the thread. Out
+//     of shared memory throws pgas::bad_shared_alloc on every thread. A type that is not shared data
+//     (pgas/shared_storable.hpp: trivially copyable, trivially destructible and valid as zero
+//     bytes — pointers-to-shared, lock handles and aggregates of them are), or aligned to more
+//     than 64 bytes, or a compile-time block beyond config::max_block (2^20; run-time blocks may
+//     be larger), does not compile.
 //   * An array with static storage duration — a block-scope `static pgas::shared_array`, or
 //     one inside a global — created inside a job is misuse named at its declaration: one
 //     thread runs a static's initialisation while the others wait in its guard, so the
@@ -136,7 +138,9 @@ class shared_array_base<T, Rank, Block, std::index_sequence<D...>> {
                 "bytes (pgas/shared_storable.hpp)");
   static_assert(alignof(T) <= 64, "shared elements may be aligned to at most 64 bytes");
   static_assert(Block == dynamic_block || Block <= config::max_block,
-                "block size exceeds config::max_block (2^sptr_phase_bits elements)");
+                "block size exceeds config::max_block (2^sptr_phase_bits elements) for a "
+                "compile-time block: use pgas::dynamic_block, whose run-time blocks may be up to "
+                "config::max_runtime_block");
   using impl = shared_array_impl<T, Rank, Block, std::index_sequence<D...>>;
 
  public:

@@ -11,13 +11,15 @@
 //   * Collective: nothing here. Every call is local to the calling thread and touches no
 //     other thread's state.
 //   * Errors (pgas/error.hpp): making a pointer whose thread is not below THREADS, whose
-//     address is beyond a segment, whose phase is not below its block or whose block exceeds
-//     config::max_block (from_parts), sptr_from() of an address outside the shared space, and
-//     thread_distance() of a thread outside [0, THREADS) are misuse, always checked: inside a
-//     job the job ends naming the thread and the call's file:line. With bounds checking
-//     (config::bounds_check) so is dereferencing a pointer outside a live shared allocation;
+//     address is beyond a segment, whose phase is not below its block or whose run-time
+//     block exceeds config::max_runtime_block (from_parts), sptr_from() of an address outside the
+//     shared space, and thread_distance() of a thread outside [0, THREADS) are misuse, always
+//     checked: inside a job the job ends naming the thread and the call's file:line. With bounds
+//     checking (config::bounds_check) so is dereferencing a pointer outside a live shared
+//     allocation;
 //     *, -> and [] have no call site to name, so the report carries the thread's backtrace.
-//     A block size beyond config::max_block in the type itself does not compile.
+//     A compile-time block size beyond config::max_block does not compile (the message says
+//     to use pgas::dynamic_block).
 //   * Outside a job there is no shared space: from_parts(), sptr_from() and thread_distance()
 //     throw pgas::usage_error, and so does a checked dereference (*, -> and [] are noexcept
 //     only when unchecked, so that the exception reaches the caller). A null
@@ -26,15 +28,22 @@
 //     Another thread sees a write once the two are ordered by a barrier or a lock
 //     (pgas/sync.hpp, pgas/lock.hpp); strict accesses are written pgas::strict(p) and
 //     pgas::strict_load/strict_store (pgas/strict.hpp, which says what relaxed means here).
-//   * Thread safety: an sptr is a value (8 bytes; 16 for a run-time block, which also points
-//     to its block size's divider); using copies of it on any threads is safe, and the
-//     memory it points to is as safe as any memory shared by threads. It is shared data
+//   * Thread safety: an sptr is a value (8 bytes; 16 for a run-time block, which also names
+//     its block size's divider); using copies of it on any threads is safe, and the memory it
+//     points to is as safe as any memory shared by threads. It is shared data
 //     itself: shared_array<sptr<T, B>> and structs holding pointers-to-shared work, their
 //     zero-initialised elements being null (pgas/shared_storable.hpp).
 //
-// Limits: a block has at most config::max_block elements and the shared space at most
-// 2^config::sptr_offset_bits bytes (16 TiB by default: e.g. 4096 threads of 4 GiB), because a
-// pointer is one 64-bit word of phase and offset (pgas/detail/sptr_word.hpp).
+// Limits: the shared space holds at most 2^config::sptr_offset_bits bytes (16 TiB by default:
+// e.g. 4096 threads of 4 GiB), because a pointer is one 64-bit word of phase and offset
+// (pgas/detail/sptr_word.hpp). A compile-time block has at most config::max_block (2^20)
+// elements, what the word's phase field holds. A run-time block (B = pgas::dynamic_block, and
+// every shared_array whose block_spec is given at run time) has at most
+// config::max_runtime_block (2^38): its pointer keeps the phase's higher bits in its second
+// word (pgas/detail/block.hpp), so one block of rows per thread, [*] and big tiles need no
+// workaround. The generic sptr<void> is the one word: converted to it, a run-time-B pointer
+// whose phase is config::max_block or more keeps its thread and address and only the low
+// sptr_phase_bits bits of its phase.
 //
 // Arithmetic (p + n, p - n, ++, --, p - q) follows UPC 1.3 exactly: advancing by n moves the
 // phase by n modulo B, crossing to the next thread at each block boundary and to the next
@@ -161,7 +170,9 @@ class sptr<V, B> {
 template <class T, std::size_t B>
 class sptr {
   static_assert(B == dynamic_block || B <= config::max_block,
-                "block size exceeds config::max_block (2^sptr_phase_bits elements)");
+                "block size exceeds config::max_block (2^sptr_phase_bits elements) for a "
+                "compile-time block: use pgas::dynamic_block, whose run-time blocks may be up to "
+                "config::max_runtime_block");
   static constexpr std::uint64_t S = sizeof(T);
 
  public:
@@ -213,7 +224,7 @@ class sptr {
            !detail::sptr_implicit<T, B, U, B2>) explicit sptr(const sptr<U, B2>& p)
       : w_(p.word()) {
     take_block(p);
-    if (p.block() != block() || sizeof(U) != sizeof(T)) w_ &= detail::offset_mask;
+    if (p.block() != block() || sizeof(U) != sizeof(T)) reset_phase();
   }
 
   /// From the generic pointer-to-shared (UPC §6.4.3): implicit, as UPC's assignment of a
@@ -237,14 +248,12 @@ class sptr {
     return from_word(detail::sptr_pack(thread, addrfield, phase, B, where));
   }
   /// The run-time-B form (block 0 is indefinite); also misuse for a block beyond
-  /// config::max_block.
+  /// config::max_runtime_block.
   static sptr from_parts(
       int thread, std::size_t addrfield, std::size_t phase, std::size_t block,
       std::source_location where = std::source_location::current()) requires(B == dynamic_block) {
-    sptr p;
-    p.blk_.d = &detail::block_divider_for(block);
-    p.w_ = detail::sptr_pack(thread, addrfield, phase, block, where);
-    return p;
+    const std::uint64_t w = detail::sptr_pack(thread, addrfield, phase, block, where);
+    return from_offset(w, phase, detail::block_divider_for(block));
   }
 
   /// The packed word (pgas/detail/sptr_word.hpp). from_word is its inverse, unchecked (a
@@ -262,14 +271,24 @@ class sptr {
       requires(B == dynamic_block) {
     sptr p;
     p.w_ = w;
-    p.blk_.d = &block;
+    p.blk_ = detail::block_ref<B>(block);
+    return p;
+  }
+  /// A run-time-B pointer from its offset in the shared space (word() & detail::offset_mask)
+  /// and its whole phase, which may exceed the word's phase field: from_parts unchecked.
+  static sptr from_offset(std::uint64_t offset, std::size_t phase,
+                          const detail::block_divider& block) noexcept
+      requires(B == dynamic_block) {
+    sptr p;
+    p.blk_ = detail::block_ref<B>(block);
+    p.w_ = detail::with_phase<B>(offset & detail::offset_mask, phase, p.blk_);
     return p;
   }
 
   /// UPC upc_threadof: the thread that has affinity to the element.
   int thread() const noexcept { return static_cast<int>(offset() >> detail::geometry.shift); }
   /// UPC upc_phaseof: the element's position within its block (0 for B = 1 and indefinite).
-  std::size_t phase() const noexcept { return detail::word_phase<B>(w_); }
+  std::size_t phase() const noexcept { return detail::full_phase<B>(w_, blk_); }
   /// UPC upc_addrfield: the byte offset of the element within its thread's segment.
   std::size_t addrfield() const noexcept { return offset() & (detail::geometry.segment - 1); }
   /// The block size B (the run-time value for dynamic_block).
@@ -328,7 +347,7 @@ class sptr {
   /// UPC pointer-to-shared subtraction (§6.4.2p5): the difference of the two elements'
   /// positions in the block-cyclic order. Defined for pointers into the same array.
   friend std::ptrdiff_t operator-(const sptr& p, const sptr& q) noexcept {
-    return detail::word_distance<B, S>(p.w_, q.w_, p.blk_);
+    return detail::word_distance<B, S>(p.w_, q.w_, p.blk_, q.blk_);
   }
 
   /// Same thread and address; the phase is ignored (UPC §6.4.2p4).
@@ -340,7 +359,8 @@ class sptr {
     return (p - q) <=> 0;
   }
 
-  /// The block as the pointer carries it (a run-time B's divider): for conversions.
+  /// The block as the pointer carries it (a run-time B's divider and high phase bits): for
+  /// conversions.
   detail::block_ref<B> block_ref() const noexcept { return blk_; }
 
  private:
@@ -350,9 +370,14 @@ class sptr {
       if constexpr (B2 == dynamic_block) {
         blk_ = p.block_ref();
       } else {
-        blk_.d = &detail::block_divider_for(B2);
+        blk_ = detail::block_ref<B>(detail::block_divider_for(B2));
       }
     }
+  }
+
+  void reset_phase() noexcept {
+    w_ &= detail::offset_mask;
+    if constexpr (B == dynamic_block) blk_.set_phase(0);
   }
 
   void check(std::size_t bytes) const {

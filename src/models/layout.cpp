@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include <pgas/error.hpp>
 #include <pgas/layout.hpp>
 
 namespace pgas {
@@ -160,14 +161,29 @@ std::uint64_t count_groups(std::span<const tile_group> groups, std::uint64_t u, 
 
 }  // namespace
 
-block_spec block_spec::cyclic(std::size_t b) {
-  if (b == 0) return indefinite();
-  if (b > config::max_block) {
-    bad(
-        fmt::format("block size {} exceeds the largest a pointer-to-shared can hold, {} "
-                    "(built with -Dsptr_phase_bits={})",
-                    b, config::max_block, config::sptr_phase_bits));
+std::string block_spec::cyclic_problem(std::size_t b) {
+  if (b <= config::max_runtime_block) return {};
+  return fmt::format(
+      "block size {} exceeds the largest a pointer-to-shared can hold, {} "
+      "(config::max_runtime_block)",
+      b, config::max_runtime_block);
+}
+
+std::string block_spec::tiles_problem(const std::vector<std::size_t>& b) {
+  if (b.empty()) return "a tiled layout needs at least one tile extent";
+  if (b.size() > layout::max_rank) {
+    return fmt::format("{} tile extents: at most {} dimensions are supported", b.size(),
+                       layout::max_rank);
   }
+  for (std::size_t d = 0; d < b.size(); ++d) {
+    if (b[d] == 0) return fmt::format("tile extent of dimension {} is zero", d);
+  }
+  return {};
+}
+
+block_spec block_spec::cyclic(std::size_t b, std::source_location where) {
+  if (b == 0) return indefinite();
+  if (std::string problem = cyclic_problem(b); !problem.empty()) detail::misuse(problem, where);
   block_spec s;
   s.block_ = b;
   return s;
@@ -187,15 +203,8 @@ block_spec block_spec::star() {
   return s;
 }
 
-block_spec block_spec::tiles(std::vector<std::size_t> b) {
-  if (b.empty()) bad("a tiled layout needs at least one tile extent");
-  if (b.size() > layout::max_rank) {
-    bad(fmt::format("{} tile extents: at most {} dimensions are supported", b.size(),
-                    layout::max_rank));
-  }
-  for (std::size_t d = 0; d < b.size(); ++d) {
-    if (b[d] == 0) bad(fmt::format("tile extent of dimension {} is zero", d));
-  }
+block_spec block_spec::tiles(std::vector<std::size_t> b, std::source_location where) {
+  if (std::string problem = tiles_problem(b); !problem.empty()) detail::misuse(problem, where);
   block_spec s;
   s.kind_ = kind::tiles;
   s.block_ = 0;
@@ -241,11 +250,11 @@ layout::layout(std::vector<std::size_t> extents, block_spec spec, int threads)
       return;
     case block_spec::kind::star:
       block_ = size_ / t + (size_ % t != 0);
-      if (block_ > config::max_block) {
+      if (block_ > config::max_runtime_block) {
         bad(
             fmt::format("[*] gives blocks of {} elements, more than the {} a pointer-to-shared "
-                        "can hold (-Dsptr_phase_bits={})",
-                        block_, config::max_block, config::sptr_phase_bits));
+                        "can hold (config::max_runtime_block)",
+                        block_, config::max_runtime_block));
       }
       break;
     case block_spec::kind::cyclic:
@@ -265,11 +274,11 @@ layout::layout(std::vector<std::size_t> extents, block_spec spec, int threads)
         blocks_ = mul_checked(blocks_, tiles_[d], "the number of tiles");
         set_divider(tile[d], tile_div_[d]);
       }
-      if (block_ > config::max_block) {
+      if (block_ > config::max_runtime_block) {
         bad(
             fmt::format("tiles of {} elements exceed the {} a pointer-to-shared can hold "
-                        "(-Dsptr_phase_bits={})",
-                        block_, config::max_block, config::sptr_phase_bits));
+                        "(config::max_runtime_block)",
+                        block_, config::max_runtime_block));
       }
       set_divider(block_, block_div_);
       part_ = mul_checked(blocks_ / t + (blocks_ % t != 0), block_, "the part size");

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,19 +22,38 @@ namespace pgas {
 
 namespace detail {
 
+block_divider block_dividers[block_sizes_max];
+
+namespace {
+// Entry 0 is block 1 (a default-constructed run-time-block pointer names it).
+const bool block_one_ready = [] {
+  block_dividers[0].block = 1;
+  block_dividers[0].div = libdivide::divider<std::uint64_t>(1);
+  return true;
+}();
+}  // namespace
+
 const block_divider& block_divider_for(std::uint64_t b) {
-  // Interned: one divider per distinct block size, alive until exit, so pointers to them in
-  // run-time-B pointers never dangle. Block sizes in a program are few.
+  // Interned: one entry per distinct block size, never changed after it is made, so the
+  // index a run-time-B pointer carries stays valid for the life of the process. Block sizes
+  // in a program are few.
   static std::mutex mutex;
-  static auto* table = new std::map<std::uint64_t, std::unique_ptr<block_divider>>();
+  static auto* index = new std::map<std::uint64_t, std::size_t>{{1, 0}};
+  static std::size_t used = 1;
+  (void)block_one_ready;
   std::lock_guard g(mutex);
-  auto& slot = (*table)[b];
-  if (!slot) {
-    slot = std::make_unique<block_divider>();
-    slot->block = b;
-    if (b != 0) slot->div = libdivide::divider<std::uint64_t>(b);
+  auto [it, made] = index->try_emplace(b, used);
+  if (made) {
+    if (used == block_sizes_max) {
+      std::fprintf(stderr, "pgas: more than %zu distinct run-time block sizes in one process\n",
+                   block_sizes_max);
+      std::abort();
+    }
+    block_divider& d = block_dividers[used++];
+    d.block = b;
+    if (b != 0) d.div = libdivide::divider<std::uint64_t>(b);
   }
-  return *slot;
+  return block_dividers[it->second];
 }
 
 std::uint64_t sptr_pack(int thread, std::size_t addrfield, std::size_t phase, std::uint64_t block,
@@ -49,17 +70,18 @@ std::uint64_t sptr_pack(int thread, std::size_t addrfield, std::size_t phase, st
                        addrfield, g.segment),
            where);
   }
-  if (block > config::max_block) {
+  if (block > config::max_runtime_block) {
     misuse(fmt::format("block size {} exceeds the {} elements a pointer-to-shared can hold "
-                       "(-Dsptr_phase_bits={})",
-                       block, config::max_block, config::sptr_phase_bits),
+                       "(config::max_runtime_block)",
+                       block, config::max_runtime_block),
            where);
   }
   if (phase != 0 && phase >= block) {
     misuse(fmt::format("pointer-to-shared phase {} is not below its block size {}", phase, block),
            where);
   }
-  return (static_cast<std::uint64_t>(phase) << phase_shift) |
+  // The phase's bits above the word's field go to a run-time-B pointer's block_ref.
+  return ((static_cast<std::uint64_t>(phase) & phase_low_mask) << phase_shift) |
          ((static_cast<std::uint64_t>(thread) << g.shift) + addrfield);
 }
 

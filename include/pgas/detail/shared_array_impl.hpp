@@ -209,9 +209,13 @@ class shared_array_impl<T, Rank, Block, std::index_sequence<D...>> {
   pointer ptr(decltype(D, std::size_t{})... i) const noexcept {
     const index_type idx{i...};
     const element_place p = layout_.place(idx);
-    return word_pointer((static_cast<std::uint64_t>(p.phase) << phase_shift) |
-                        ((static_cast<std::uint64_t>(p.thread) << geometry.shift) +
-                         alloc_.offset() + p.offset * S));
+    const std::uint64_t off =
+        (static_cast<std::uint64_t>(p.thread) << geometry.shift) + alloc_.offset() + p.offset * S;
+    if constexpr (Block == dynamic_block) {
+      return pointer::from_offset(off, p.phase, *bdiv_);  // the phase may exceed the word's field
+    } else {
+      return word_pointer((static_cast<std::uint64_t>(p.phase) << phase_shift) | off);
+    }
   }
   // &A[0]…[0].
   pointer begin_ptr() const noexcept { return word_pointer(word0_); }

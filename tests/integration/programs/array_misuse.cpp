@@ -1,12 +1,13 @@
 // Integration program: misuse of shared arrays and pointers-to-shared that every build
 // catches. Usage: array_misuse MODE, where MODE is zero_extent, tile_volume, star_block, tiles,
-// block_factory, from_parts, sptr_from, thread_distance or mismatch. The misuse happens at the
-// line with the MODE's marker (in every thread for the collective array creations, in thread 1
-// otherwise); the job must end with status 1 naming a thread, what was wrong and this file and
-// line (block_factory: block_spec::cyclic throws in the caller's argument list, before the
-// array's constructor runs, so the job ends as for any uncaught exception).
+// block_factory, empty_tiles, zero_tile, from_parts, sptr_from, thread_distance or mismatch.
+// The misuse happens at the line with the MODE's marker (in every thread for the collective
+// array creations and the block specifications, in thread 1 otherwise); the job must end with
+// status 1 naming a thread, what was wrong and this file and line. block_factory, empty_tiles
+// and zero_tile are block_spec's own misuse, named where the caller wrote the block_spec.
 #include <array>
 #include <string>
+#include <vector>
 
 #include <pgas/pgas.hpp>
 
@@ -14,18 +15,25 @@ int main(int argc, char** argv) {
   return pgas::run(argc, argv, [](int ac, char** av) {
     const std::string mode = ac > 1 ? av[1] : "zero_extent";
     const std::size_t zero = mode == "zero_extent" ? 0 : 5;
-    const std::size_t big = pgas::config::max_block + 1;
-    const std::size_t huge = 2 * pgas::config::max_block * pgas::threads();
+    const std::size_t big = pgas::config::max_runtime_block + 1;
+    const std::size_t huge = 2 * pgas::config::max_runtime_block * pgas::threads();
     pgas::barrier();
     if (mode == "zero_extent") {
       pgas::shared_array<int, 2> a({4, zero});  // @array_misuse:zero_extent
     } else if (mode == "tile_volume") {
-      const auto tiles = pgas::block_spec::tiles({1024, 1025});  // 2^20 + 1024 elements
-      pgas::shared_array<int, 2> a({4, 4}, tiles);               // @array_misuse:tile_volume
+      const auto tiles = pgas::block_spec::tiles({1 << 19, (1 << 19) + 1});  // 2^38 + 2^19
+      pgas::shared_array<int, 2> a({4, 4}, tiles);  // @array_misuse:tile_volume
     } else if (mode == "star_block") {
       pgas::shared_array<char> a({huge}, pgas::block_spec::star());  // @array_misuse:star_block
     } else if (mode == "block_factory") {
-      pgas::shared_array<int> a({10}, pgas::block_spec::cyclic(big));  // @array_misuse:block
+      pgas::shared_array<int> a({10},
+                                pgas::block_spec::cyclic(big));  // @array_misuse:block_factory
+    } else if (mode == "empty_tiles") {
+      const std::vector<std::size_t> none;
+      (void)pgas::block_spec::tiles(none);  // @array_misuse:empty_tiles
+    } else if (mode == "zero_tile") {
+      pgas::shared_array<int, 2> a({4, 4},
+                                   pgas::block_spec::tiles({2, 0}));  // @array_misuse:zero_tile
     } else if (mode == "tiles") {
       pgas::shared_array<int, 2> a({4, 4}, pgas::block_spec::tiles({2}));  // @array_misuse:tiles
     } else if (mode == "mismatch") {

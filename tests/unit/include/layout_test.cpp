@@ -5,6 +5,7 @@
 // a walk over the tiles on larger random layouts of rank 1 to 8; the figures of Serres et al. and
 // Barton et al. are checked exactly; and every documented construction error is provoked.
 
+#include <pgas/error.hpp>
 #include <pgas/layout.hpp>
 
 #include <algorithm>
@@ -531,6 +532,57 @@ TEST_CASE("layout: UPC formulas for block-cyclic, star and indefinite", "[layout
     CHECK(lay.block_elements() == pgas::config::max_block);
     CHECK(lay.elements_on(0) == 10);
   }
+  SECTION("blocks beyond config::max_block: one band of rows per thread, [*], big tiles") {
+    // shared [*] double M[2048][2048] for T = 1..4: one band of rows per thread, the same as
+    // shared [B] with B = ceil(2048 * 2048 / T).
+    for (int t = 1; t <= 4; ++t) {
+      INFO("THREADS = " << t);
+      const std::size_t n = 2048 * 2048;
+      const auto ut = static_cast<std::size_t>(t);
+      const std::size_t band = (n + ut - 1) / ut;
+      const layout lay({2048, 2048}, block_spec::cyclic(band), t);
+      const layout star({2048, 2048}, block_spec::star(), t);
+      CHECK(lay.block_elements() == band);
+      CHECK(star.block_elements() == band);
+      CHECK(lay.blocks() == ut);
+      CHECK(lay.part_elements() == band);
+      std::size_t total = 0;
+      for (int u = 0; u < t; ++u)
+        total += lay.elements_on(u);
+      CHECK(total == n);
+      CHECK(lay.elements_on(0) == band);
+      for (std::size_t i : {0, 1, 511, 512, 681, 682, 683, 1023, 1024, 1365, 1366, 1536, 2047}) {
+        for (std::size_t j : {0, 1, 1000, 2047}) {
+          const std::size_t l = i * 2048 + j;
+          const element_place want{static_cast<int>(l / band), l % band, l % band};
+          CHECK(lay.place({i, j}) == want);
+          CHECK(star.place({i, j}) == want);
+        }
+      }
+    }
+    // Blocks of 2^20 + 1 and 2^24 elements over 3 threads, against the definition.
+    for (const std::size_t b : {(std::size_t{1} << 20) + 1, std::size_t{1} << 24}) {
+      const layout lay({5 * b + 7}, block_spec::cyclic(b), 3);
+      CHECK(lay.blocks() == 6);
+      CHECK(lay.part_elements() == 2 * b);
+      CHECK(lay.elements_on(0) == 2 * b);
+      CHECK(lay.elements_on(1) == 2 * b);
+      CHECK(lay.elements_on(2) == b + 7);
+      for (const std::size_t l :
+           {std::size_t{0}, b - 1, b, 3 * b - 1, 3 * b, 4 * b + 5, 5 * b + 6}) {
+        const std::size_t k = l / b;
+        CHECK(lay.place_linear(l) ==
+              element_place{static_cast<int>(k % 3), l % b, k / 3 * b + l % b});
+      }
+    }
+    // Tiles of 2048 x 1024 elements (2^21).
+    const layout tiles({4096, 2048}, block_spec::tiles({2048, 1024}), 3);
+    CHECK(tiles.block_elements() == std::size_t{1} << 21);
+    CHECK(tiles.blocks() == 4);
+    CHECK(tiles.place({2048 + 5, 1024 + 7}) ==
+          element_place{0, 5 * 1024 + 7, (std::size_t{1} << 21) + 5 * 1024 + 7});
+    CHECK(tiles.elements_on(0) == std::size_t{2} << 21);
+  }
 }
 
 TEST_CASE("block_spec: spellings and equality", "[layout]") {
@@ -552,7 +604,8 @@ TEST_CASE("block_spec: spellings and equality", "[layout]") {
 namespace {
 
 // Constructs the layout (spec made inside, as a declaration would be) and returns the
-// std::invalid_argument message, or "no error".
+// message of the std::invalid_argument the layout throws or the pgas::usage_error a
+// block_spec's misuse throws outside a job, or "no error".
 template <class MakeSpec>
 std::string error_of(const extents_t& ext, MakeSpec make_spec, int threads) {
   try {
@@ -560,6 +613,8 @@ std::string error_of(const extents_t& ext, MakeSpec make_spec, int threads) {
     return "no error";
   } catch (const std::invalid_argument& e) {
     return e.what();
+  } catch (const pgas::usage_error& e) {
+    return std::string("usage_error: ") + e.what();
   }
 }
 
@@ -572,7 +627,7 @@ bool has(const std::string& text, const std::string& word) {
 TEST_CASE("layout: every documented error throws std::invalid_argument naming it",
           "[layout][errors]") {
   const auto cyclic1 = [] { return block_spec(); };
-  const std::size_t max_block = pgas::config::max_block;
+  const std::size_t max_block = pgas::config::max_runtime_block;
   std::string e;
 
   e = error_of({10}, cyclic1, 0);
@@ -598,11 +653,15 @@ TEST_CASE("layout: every documented error throws std::invalid_argument naming it
   INFO(e);
   CHECK(has(e, "overflow"));
 
-  // Blocks beyond what a pointer-to-shared's phase can hold.
+  // Blocks beyond what a run-time-block pointer-to-shared's phase can hold: block_spec's
+  // misuse, named at its call site (this file, the line below).
+  const int line = __LINE__ + 2;
   e = error_of(
       {10}, [&] { return block_spec::cyclic(max_block + 1); }, 2);
   INFO(e);
-  CHECK(has(e, std::to_string(max_block + 1)));
+  CHECK(has(e, "usage_error: pgas: block size " + std::to_string(max_block + 1)));
+  CHECK(has(e, "layout_test.cpp:" + std::to_string(line)));
+  CHECK(has(e, "max_runtime_block"));
   CHECK(error_of(
             {10}, [&] { return block_spec::cyclic(max_block); }, 2) == "no error");
   // [*] resolving to a block beyond the limit: 2 threads share 2 * max_block + 1 elements.
@@ -612,7 +671,7 @@ TEST_CASE("layout: every documented error throws std::invalid_argument naming it
   CHECK(has(e, "[*]"));
   CHECK(error_of(
             {2 * max_block + 1}, [] { return block_spec::star(); }, 3) == "no error");
-  // Tiles whose volume is beyond the limit.
+  // Tiles whose volume is beyond the limit (the layout's error: the volume is not known before).
   e = error_of(
       {4, 4},
       [&] {
@@ -621,6 +680,7 @@ TEST_CASE("layout: every documented error throws std::invalid_argument naming it
       2);
   INFO(e);
   CHECK(has(e, "tile"));
+  CHECK_FALSE(has(e, "usage_error"));
 
   // Tiles of the wrong rank, empty, of zero size, or too many.
   e = error_of(
@@ -634,10 +694,12 @@ TEST_CASE("layout: every documented error throws std::invalid_argument naming it
                 },
                 2),
             "tile"));
+  const int empty_line = __LINE__ + 2;
   e = error_of(
       {4}, [] { return block_spec::tiles(std::vector<std::size_t>{}); }, 2);
   INFO(e);
-  CHECK(has(e, "tile"));
+  CHECK(has(e, "usage_error: pgas: a tiled layout needs at least one tile extent"));
+  CHECK(has(e, "layout_test.cpp:" + std::to_string(empty_line)));
   e = error_of(
       {4, 4},
       [] {
@@ -645,6 +707,7 @@ TEST_CASE("layout: every documented error throws std::invalid_argument naming it
       },
       2);
   INFO(e);
+  CHECK(has(e, "usage_error"));
   CHECK(has(e, "zero"));
   CHECK(has(e, "dimension 1"));
   e = error_of(

@@ -667,6 +667,144 @@ TEST_CASE("shared arrays: my_chunks and my_range cover each thread's elements ex
       check("shared [3][3] int T[7][8]", tiles);
       pgas::shared_array<int, 3> cube({3, 4, 5}, pgas::block_spec::tiles({2, 2, 3}));
       check("shared [2][2][3] int C[3][4][5]", cube);
+
+// ---------------------------------------------------------------------------------------------
+// Blocks beyond config::max_block (2^20 elements): one band of rows per thread, [*] and big
+// tiles, checked against the block-cyclic definition. Arrays of char keep the memory small.
+
+namespace {
+
+// The value element l (row-major) holds.
+char big_value(std::size_t l) {
+  return static_cast<char>((l * 31 + l / 4099) % 251 + 1);
+}
+
+// Every check on one 2-D char array with a block of more than 2^20 elements; collective.
+// `place` is the brute-force model: thread, phase and offset of row-major position l.
+template <class Place>
+void check_big(const shared_array<char, 2>& a, Place place, failures& f) {
+  const pgas::layout& lay = a.layout();
+  const std::size_t cols = lay.extent(1);
+  const std::size_t size = lay.size();
+  const auto n = static_cast<std::size_t>(pgas::threads());
+  const auto me = static_cast<std::size_t>(pgas::mythread());
+  const std::string name = lay.declaration("char", "A");
+  EXPECT(f, lay.block_elements() > pgas::config::max_block, name);
+  a.for_each_mine([&](char& e, const auto& idx) { e = big_value(idx[0] * cols + idx[1]); });
+  pgas::barrier();
+  // This thread's share of the elements (l = me mod THREADS) through A(i, j); some of them,
+  // and all those near a block boundary, through ptr(i, j) against the model.
+  const std::uintptr_t part0 = reinterpret_cast<std::uintptr_t>(a.local_part(0).data());
+  const std::size_t off0 = a.begin_ptr().addrfield();
+  for (std::size_t l = me; l < size; l += n) {
+    const std::size_t i = l / cols, j = l % cols;
+    if (a(i, j) != big_value(l)) {
+      EXPECT(f, false, name << ": A(" << i << ", " << j << ") has the wrong value");
+      break;
+    }
+    const std::size_t ph = place(l).phase;
+    if (l % 997 >= n && !(ph < 3 || ph + 3 >= lay.block_elements())) continue;
+    const pgas::element_place want = place(l);
+    const auto p = a.ptr(i, j);
+    const bool ok =
+        p.thread() == want.thread && p.phase() == want.phase &&
+        p.addrfield() == off0 + want.offset && *p == big_value(l) && p.get() == &a(i, j) &&
+        lay.place({i, j}) == want &&
+        reinterpret_cast<std::uintptr_t>(&a(i, j)) ==
+            part0 + static_cast<std::uintptr_t>(want.thread) * pgas::segment_size() + want.offset &&
+        p - a.begin_ptr() == static_cast<std::ptrdiff_t>(l) &&
+        (a.begin_ptr() + static_cast<std::ptrdiff_t>(l)).phase() == want.phase &&
+        a.begin_ptr() + static_cast<std::ptrdiff_t>(l) == p;
+    if (!ok) {
+      EXPECT(f, false,
+             name << ": position " << l << " pointer thread " << p.thread() << " phase "
+                  << p.phase() << " addr " << p.addrfield() << "; model says " << want.thread << "/"
+                  << want.phase << "/" << want.offset);
+      break;
+    }
+  }
+  // Walking from &A[0][0] with ++ reads every element in order (this thread's share of the
+  // walk: two blocks from block t).
+  if (!lay.tiled() && me < lay.blocks()) {
+    const std::size_t from = me * lay.block_elements();
+    auto p = a.begin_ptr() + static_cast<std::ptrdiff_t>(from);
+    for (std::size_t l = from; l < std::min(size, from + 2 * lay.block_elements()); ++l, ++p) {
+      if (*p != big_value(l) || (l % 4093 == 0 && p.phase() != place(l).phase)) {
+        EXPECT(f, false, name << ": ++ walk wrong at " << l << " (phase " << p.phase() << ")");
+        break;
+      }
+    }
+  }
+  // An explicit privatization table, where one applies (rows inside blocks), sees the same
+  // elements.
+  if (lay.block_elements() % cols == 0) {
+    const auto t = pgas::privatize(a);
+    for (std::size_t l = me; l < size; l += 4099) {
+      if (&t(l / cols, l % cols) != &a(l / cols, l % cols)) {
+        EXPECT(f, false, name << ": privatize table disagrees at " << l);
+        break;
+      }
+    }
+  }
+  pgas::barrier();  // nobody frees the array while another thread still reads it
+}
+
+pgas::element_place cyclic_place(std::size_t l, std::size_t b, std::size_t n) {
+  const std::size_t k = l / b;
+  return {static_cast<int>(k % n), l % b, k / n * b + l % b};
+}
+
+}  // namespace
+
+TEST_CASE("shared arrays: blocks beyond config::max_block, one band per thread, [*] and tiles",
+          "[shared_array][bigblock]") {
+  for (int nt : {1, 2, 3, 4}) {
+    INFO(nt << " threads");
+    failures f;
+    pgas::run(test_job(nt), 0, nullptr, [&] {
+      const auto n = static_cast<std::size_t>(nt);
+      // One band of rows per thread of a 2048 x 2048 matrix (blocks of 4 Mi / THREADS).
+      const std::size_t rows = 2048, cols = 2048, band = (rows * cols + n - 1) / n;
+      if (band > pgas::config::max_block) {
+        const shared_array<char, 2> bands({rows, cols}, block_spec::cyclic(band));
+        check_big(
+            bands, [&](std::size_t l) { return cyclic_place(l, band, n); }, f);
+        const shared_array<char, 2> star({rows, cols}, block_spec::star());
+        check_big(
+            star, [&](std::size_t l) { return cyclic_place(l, band, n); }, f);
+      }
+      // Blocks of 2^20 + 1 elements, several per thread, the last one partial.
+      const std::size_t b = pgas::config::max_block + 1;
+      const std::size_t total = (2 * n + 1) * b - 5;
+      const shared_array<char, 2> odd({total / 7, 7}, block_spec::cyclic(b));
+      check_big(
+          odd, [&](std::size_t l) { return cyclic_place(l, b, n); }, f);
+      // 1-D [*] with more than 2^20 elements per thread, through A[i] and ptr arithmetic.
+      const std::size_t per = pgas::config::max_block + 3;
+      const shared_array<int> v({per * n}, block_spec::star());
+      EXPECT(f, v.layout().block_elements() == per, "[*] block");
+      for (std::size_t i = n - 1 - static_cast<std::size_t>(pgas::mythread()); i < per * n; i += n)
+        v[i] = static_cast<int>(i);
+      pgas::barrier();
+      auto p = v.ptr(0);
+      for (std::size_t i = 0; i < per * n; ++i, ++p) {
+        if (*p != static_cast<int>(i) || p.thread() != static_cast<int>(i / per) ||
+            p.phase() != i % per || v[i] != static_cast<int>(i)) {
+          EXPECT(f, false, "[*] int: element " << i << " phase " << p.phase());
+          break;
+        }
+      }
+      pgas::barrier();
+      // Tiles of 1024 x 2048 = 2^21 elements.
+      const shared_array<char, 2> tiles({3000, 2048}, block_spec::tiles({1024, 2048}));
+      check_big(
+          tiles,
+          [&](std::size_t l) {
+            const std::size_t i = l / 2048, j = l % 2048, k = i / 1024;
+            const std::size_t ph = (i % 1024) * 2048 + j;
+            return pgas::element_place{static_cast<int>(k % n), ph, k / n * (1024 * 2048) + ph};
+          },
+          f);
     });
     check_no_failures(f);
   }

@@ -887,3 +887,162 @@ TEST_CASE("affinitysize against a byte-by-byte model and shared arrays", "[sptr]
   });
   REQUIRE(rc == 0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Run-time blocks beyond config::max_block: the word holds the phase's low bits and the
+// block_ref its high bits. Every step of ++ and -- is checked against the model (thread,
+// phase, address) through block boundaries and through each 2^sptr_phase_bits boundary of the
+// phase; += and -= jump between sampled positions of the whole space; p - q and ordering are
+// checked between them.
+
+namespace {
+
+// Position l of the model, by from_parts.
+template <class T>
+sptr<T, dynamic_block> model_pointer(const model& m, std::int64_t l) {
+  return sptr<T, dynamic_block>::from_parts(m.thread(l), m.addr(l), m.phase(l),
+                                            static_cast<std::size_t>(m.block));
+}
+
+template <class T>
+bool same(const sptr<T, dynamic_block>& p, const model& m, std::int64_t l) {
+  const auto base = reinterpret_cast<const char*>(pgas::segment_base(m.thread(l)));
+  return p.thread() == m.thread(l) && p.phase() == m.phase(l) && pgas::phaseof(p) == m.phase(l) &&
+         p.addrfield() == m.addr(l) && p.block() == static_cast<std::size_t>(m.block) &&
+         reinterpret_cast<const char*>(p.get()) == base + m.addr(l);
+}
+
+// Walks ++ from l - before to l + after and -- back, checking every step.
+template <class T>
+void step_through(failures& f, const model& m, std::int64_t l, std::int64_t before,
+                  std::int64_t after) {
+  const std::int64_t from = std::max<std::int64_t>(0, l - before);
+  auto p = model_pointer<T>(m, from);
+  for (std::int64_t k = from; k < l + after; ++k) {
+    if (!same(p, m, k)) {
+      EXPECT(f, false, "block " << m.block << " size " << m.size << ": ++ at position " << k);
+      return;
+    }
+    const auto old = p++;
+    if (!same(old, m, k) || !same(p, m, k + 1)) {
+      EXPECT(f, false, "block " << m.block << " size " << m.size << ": p++ from " << k);
+      return;
+    }
+    steps_checked.fetch_add(1, std::memory_order_relaxed);
+  }
+  for (std::int64_t k = l + after; k > from; --k) {
+    --p;
+    if (!same(p, m, k - 1)) {
+      EXPECT(f, false, "block " << m.block << " size " << m.size << ": -- to " << k - 1);
+      return;
+    }
+  }
+}
+
+template <class T>
+void big_block_walks(failures& f, std::int64_t block, std::uint64_t seed) {
+  const auto n = static_cast<std::int64_t>(pgas::threads());
+  const auto s = static_cast<std::int64_t>(sizeof(T));
+  const auto segment = static_cast<std::int64_t>(pgas::segment_size());
+  // Positions whose address fits the segment: whole courses of `block` elements.
+  const std::int64_t courses = std::min<std::int64_t>(3, (segment - 64) / (block * s));
+  if (courses < 1) {
+    EXPECT(f, false, "segment of " << segment << " bytes too small for block " << block);
+    return;
+  }
+  const model m{block, n, s, 64 - 64 % s};
+  const std::int64_t end = courses * n * block;  // positions [0, end)
+  const std::int64_t low = std::int64_t{1} << pgas::config::sptr_phase_bits;
+  // Every block boundary, and every boundary of the phase's low bits in the first block.
+  for (std::int64_t k = 1; k < courses * n; ++k)
+    step_through<T>(f, m, k * block, 40, 40);
+  for (std::int64_t h = low; h < block; h += low)
+    step_through<T>(f, m, h, 40, 40);
+  step_through<T>(f, m, end - 40, 40, 39);  // up to the last position
+  // One whole block, every step, when it is small enough.
+  if (block <= 2 * low) step_through<T>(f, m, block, block, 1);
+  // Random jumps with += / -=, differences and ordering.
+  std::mt19937_64 rng(seed);
+  std::int64_t l = 0;
+  auto p = model_pointer<T>(m, 0);
+  for (int i = 0; i < 3000; ++i) {
+    const std::int64_t to = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(end));
+    const auto q = model_pointer<T>(m, to);
+    const auto moved = (i % 2 == 0) ? p + (to - l) : p - (l - to);
+    if (!same(moved, m, to) || moved - p != to - l || q - p != to - l || p - q != l - to ||
+        (q < p) != (to < l) || (q > p) != (to > l)) {
+      EXPECT(f, false,
+             "block " << block << " size " << s << ": from " << l << " to " << to << " gave phase "
+                      << moved.phase() << ", difference " << (q - p));
+      return;
+    }
+    if (i % 3 == 0) {
+      p += to - l;
+    } else {
+      p = moved;
+    }
+    l = to;
+    steps_checked.fetch_add(1, std::memory_order_relaxed);
+  }
+  // Conversions: adding const keeps the whole phase; a cast to another element size and
+  // resetphase drop it; the generic pointer keeps thread and address.
+  const std::int64_t far = std::min(end - 1, block - 3);
+  const auto fp = model_pointer<T>(m, far);
+  const sptr<const T, dynamic_block> cp = fp;
+  EXPECT(f, cp.phase() == m.phase(far) && (cp + 5).phase() == (fp + 5).phase(), "const");
+  const auto bytes = sptr<char, dynamic_block>(fp);
+  EXPECT(f, bytes.phase() == (s == 1 ? m.phase(far) : 0) && bytes.addrfield() == m.addr(far),
+         "cast to char");
+  const auto reset = pgas::resetphase(fp);
+  EXPECT(f, reset.phase() == 0 && reset == fp && (reset + 1).phase() == 1, "resetphase");
+  const pgas::sptr<void> g = fp;
+  EXPECT(f, g.thread() == fp.thread() && g.addrfield() == fp.addrfield(), "generic");
+}
+
+// The band one thread holds of an n x n matrix of doubles, its block size at THREADS = t.
+std::int64_t band(std::int64_t n, std::int64_t t) {
+  return n * n / t;
+}
+
+}  // namespace
+
+TEST_CASE("sptr: run-time blocks beyond config::max_block follow the UPC model",
+          "[sptr][bigblock]") {
+  const std::int64_t max = static_cast<std::int64_t>(pgas::config::max_block);
+  for (int n : {1, 2, 3, 4}) {
+    INFO(n << " threads");
+    failures f;
+    steps_checked = 0;
+    pgas::run(test_job(n), 0, nullptr, [&] {
+      const auto seed = 77 * static_cast<std::uint64_t>(n) + 5 * pgas::mythread();
+      big_block_walks<char>(f, max + 1, seed);
+      big_block_walks<int>(f, max + 1, seed + 1);
+      big_block_walks<s24>(f, max + 1, seed + 2);
+      big_block_walks<char>(f, std::int64_t{1} << 24, seed + 3);
+      big_block_walks<double>(f, std::int64_t{1} << 24, seed + 4);
+      big_block_walks<double>(f, band(2048, n), seed + 5);  // one band of rows per thread
+      big_block_walks<int>(f, 3 * max + 12345, seed + 6);
+    });
+    check_no_failures(f);
+    CHECK(steps_checked > 20000);
+  }
+}
+
+TEST_CASE("sptr: from_parts takes a run-time block up to config::max_runtime_block",
+          "[sptr][bigblock]") {
+  failures f;
+  pgas::run(test_job(2), 0, nullptr, [&] {
+    const std::size_t big = pgas::config::max_runtime_block;
+    const auto p = sptr<char, dynamic_block>::from_parts(1, 64, big - 1, big);
+    EXPECT(f, p.phase() == big - 1 && p.block() == big && p.thread() == 1 && p.addrfield() == 64,
+           "largest phase");
+    const auto q = p - 1;
+    EXPECT(f, q.phase() == big - 2 && q.thread() == 1 && q.addrfield() == 63, "one back");
+    EXPECT(f, p - q == 1 && q < p, "difference");
+  });
+  check_no_failures(f);
+  // Beyond it: misuse, here outside a job.
+  using big_pointer = sptr<char, dynamic_block>;
+  CHECK_THROWS_AS(big_pointer::from_parts(0, 0, 0, pgas::config::max_runtime_block + 1),
+                  pgas::usage_error);
+}

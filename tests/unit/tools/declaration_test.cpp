@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <pgas/config.hpp>
+#include <pgas/error.hpp>
 #include <pgas/layout.hpp>
 
 #include "declaration.hpp"
@@ -183,7 +184,7 @@ TEST_CASE("sizes are expressions of THREADS, evaluated per thread count", "[decl
       const declaration d = declaration::parse(std::string("shared int A[") + c.text + "]");
       CHECK(d.extents_for(c.threads) == sizes{c.value});
     }
-    if (c.value <= pgas::config::max_block) {
+    if (c.value <= pgas::config::max_runtime_block) {
       const declaration b = declaration::parse(std::string("shared [") + c.text + "] int A[4]");
       CHECK(b.block_for(c.threads) == block_spec::cyclic(c.value));
     }
@@ -360,9 +361,10 @@ TEST_CASE("value errors depend on THREADS and point at the expression", "[declar
       {"shared [0][2] int A[3][3]", 1, "tile extent of dimension 0 is 0", "0"},
       {"shared [2][THREADS-4] int A[3][3]", 4, "tile extent of dimension 1 is 0 with THREADS = 4",
        "THREADS"},
-      {"shared [2000000] int A[4]", 1, "block size 2000000 exceeds", "2000000"},
-      {"shared [*] int A[10000000000]", 2, "[*] gives blocks of 5000000000 elements", "[*]"},
-      {"shared [2048][1024] int A[4096][4096]", 1, "tiles of 2097152 elements exceed", "[2048]"},
+      {"shared [300000000000] int A[4]", 1, "block size 300000000000 exceeds", "300000000000"},
+      {"shared [*] int A[1000000000000]", 2, "[*] gives blocks of 500000000000 elements", "[*]"},
+      {"shared [1048576][524288] int A[4096][4096]", 1, "tiles of 549755813888 elements exceed",
+       "[1048576]"},
       {"shared int A[4294967296][4294967296]", 1, "the number of elements overflows",
        "[4294967296]"},
       {"shared [] double A[1152921504606846976]", 16, "overflow 64 bits", "A["},
@@ -384,17 +386,22 @@ TEST_CASE("value errors depend on THREADS and point at the expression", "[declar
 }
 
 TEST_CASE("the block limit is the library's", "[declaration]") {
-  const std::size_t max = pgas::config::max_block;
+  const std::size_t max = pgas::config::max_runtime_block;
   const declaration ok = declaration::parse("shared [" + std::to_string(max) + "] char A[4]");
   CHECK(ok.block_for(1) == block_spec::cyclic(max));
+  // Blocks beyond the compile-time limit are fine at run time.
+  CHECK(declaration::parse("shared [2000000] int A[4]").block_for(1) ==
+        block_spec::cyclic(2000000));
   const auto e = error_of("shared [" + std::to_string(max + 1) + "] char A[4]", 1);
   REQUIRE(e);
   CHECK(e->column() == 8);
+  CHECK(std::string(e->what()) == block_spec::cyclic_problem(max + 1));
   try {
     (void)block_spec::cyclic(max + 1);
-    FAIL("block_spec::cyclic accepted a block beyond config::max_block");
-  } catch (const std::invalid_argument& library) {
-    CHECK(std::string(e->what()) == library.what());
+    FAIL("block_spec::cyclic accepted a block beyond config::max_runtime_block");
+  } catch (const pgas::usage_error& library) {
+    CHECK(std::string(library.what()).find(block_spec::cyclic_problem(max + 1)) !=
+          std::string::npos);
   }
 }
 

@@ -667,6 +667,10 @@ TEST_CASE("shared arrays: my_chunks and my_range cover each thread's elements ex
       check("shared [3][3] int T[7][8]", tiles);
       pgas::shared_array<int, 3> cube({3, 4, 5}, pgas::block_spec::tiles({2, 2, 3}));
       check("shared [2][2][3] int C[3][4][5]", cube);
+    });
+    check_no_failures(f);
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Blocks beyond config::max_block (2^20 elements): one band of rows per thread, [*] and big

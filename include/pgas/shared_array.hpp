@@ -26,8 +26,8 @@
 //     config::max_runtime_block, no or zero tile extents — at the block_spec call's); with bounds
 //     checking (config::bounds_check) so is an index outside the extents, named at the index's call
 //     site with the index and the extents. Inside a job misuse ends the job naming the thread. Out
-//     of shared memory throws pgas::bad_shared_alloc on every thread. A type that is not shared data
-//     (pgas/shared_storable.hpp: trivially copyable, trivially destructible and valid as zero
+//     of shared memory throws pgas::bad_shared_alloc on every thread. A type that is not shared
+//     data (pgas/shared_storable.hpp: trivially copyable, trivially destructible and valid as zero
 //     bytes — pointers-to-shared, lock handles and aggregates of them are), or aligned to more
 //     than 64 bytes, or a compile-time block beyond config::max_block (2^20; run-time blocks may
 //     be larger), does not compile.

@@ -242,6 +242,16 @@ class static_array final
                std::source_location where =
                    std::source_location::current()) requires(Block == dynamic_block && Rank == 1)
       : base(kind, {std::move(extent)}, std::move(spec), where) {}
+  /// One dimension written in braces, as for pgas::shared_array: `A({N})`, `A({N}, spec)`.
+  static_array(const std::size_t (&extent)[1], block_spec spec = {},
+               std::source_location where =
+                   std::source_location::current()) requires(Block == dynamic_block && Rank == 1)
+      : base(kind, {static_extent(extent[0])}, std::move(spec), where) {}
+  explicit static_array(const std::size_t (&extent)[1],
+                        std::source_location where =
+                            std::source_location::current()) requires(Block != dynamic_block &&
+                                                                      Rank == 1)
+      : base(kind, {static_extent(extent[0])}, std::nullopt, where) {}
   /// `shared [Block] T A[…]` (Block = pgas::indefinite for `shared []`).
   explicit static_array(const extents_type& extents,
                         std::source_location where =

@@ -5,18 +5,12 @@
 // NAS publishes for EP class S, which uses the same generator, seed and method.
 //
 // Meson passes PGASRUN (the launcher) and EP (the program).
-#include <sys/wait.h>
-
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <map>
-#include <sstream>
 #include <string>
 
-#include <catch2/catch.hpp>
+#include "tests/kernels/app_run.hpp"
 
 namespace {
 
@@ -60,50 +54,18 @@ ep_result reference(int m) {
   return r;
 }
 
-std::string env_or_fail(const char* name) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') FAIL("environment variable " << name << " is not set");
-  return v != nullptr ? v : "";
-}
-
-// Runs the program and parses its "key value" lines.
+// Runs the program and reads its "key value" lines.
 ep_result run_ep(int threads, int m) {
-  std::ostringstream command;
-  command << env_or_fail("PGASRUN") << " -n " << threads << ' ' << env_or_fail("EP") << ' ' << m
-          << " 2>&1";
-  const std::string cmd = command.str();
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p) != nullptr)
-    out += buf;
-  const int status = pclose(p);
-  INFO(cmd << "\n" << out);
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) == 0);
-  std::map<std::string, std::string> kv;
-  std::istringstream lines(out);
-  for (std::string key, value; lines >> key && std::getline(lines, value);)
-    kv[key] = value;
+  const app_test::app_output out = app_test::run_app("EP", threads, std::to_string(m));
+  INFO(out.text);
+  REQUIRE(out.status == 0);
   ep_result r;
-  for (int l = 0; l < annuli; ++l) {
-    char key[8];
-    std::snprintf(key, sizeof key, "q%d", l);
-    REQUIRE(kv.count(key) == 1);
-    r.q[static_cast<std::size_t>(l)] = std::stol(kv[key]);
-  }
-  REQUIRE(kv.count("gaussians") == 1);
-  REQUIRE(kv.count("sx") == 1);
-  REQUIRE(kv.count("sy") == 1);
-  r.gaussians = std::stol(kv["gaussians"]);
-  r.sx = std::stod(kv["sx"]);
-  r.sy = std::stod(kv["sy"]);
+  for (int l = 0; l < annuli; ++l)
+    r.q[static_cast<std::size_t>(l)] = std::stol(out.at("q" + std::to_string(l)));
+  r.gaussians = std::stol(out.at("gaussians"));
+  r.sx = std::stod(out.at("sx"));
+  r.sy = std::stod(out.at("sy"));
   return r;
-}
-
-bool close(double got, double want, double rel) {
-  return std::fabs(got - want) <= rel * std::fabs(want);
 }
 
 }  // namespace
@@ -117,13 +79,13 @@ TEST_CASE("EP agrees with the sequential computation at 1-4 threads", "[ep]") {
     const ep_result got = run_ep(threads, m);
     CHECK(got.q == want.q);
     CHECK(got.gaussians == want.gaussians);
-    CHECK(close(got.sx, want.sx, 1e-12));
-    CHECK(close(got.sy, want.sy, 1e-12));
+    CHECK(app_test::close(got.sx, want.sx, 1e-12));
+    CHECK(app_test::close(got.sy, want.sy, 1e-12));
   }
 }
 
 TEST_CASE("EP at M = 24 gives the published class S sums", "[ep]") {
   const ep_result got = run_ep(3, 24);
-  CHECK(close(got.sx, -3.247834652034740e3, 1e-12));
-  CHECK(close(got.sy, -6.958407078382297e3, 1e-12));
+  CHECK(app_test::close(got.sx, -3.247834652034740e3, 1e-12));
+  CHECK(app_test::close(got.sy, -6.958407078382297e3, 1e-12));
 }

@@ -60,6 +60,12 @@ pgas::static_array<double, 2> M({6, pgas::per_thread(2)}, pgas::block_spec::cycl
 pgas::static_array<long> H([](int threads) { return 2 * threads + 1; });
 // shared long counter;
 pgas::static_scalar<long> counter;
+// One dimension in braces, as for shared_array; and a 1-D array and a scalar used as UPC uses
+// them where pointers-to-shared are expected.
+pgas::static_array<int, 1, 4> braced({12});
+pgas::static_array<int> braced_dynamic({9}, pgas::block_spec::cyclic(2));
+pgas::static_scalar<double> sum_of_parts;
+pgas::static_array<double, 1, 1> parts(pgas::per_thread(1));
 pgas::static_lock lk;
 
 // shared int *shared ring[THREADS]; shared int ring_data[THREADS];
@@ -137,6 +143,20 @@ void check_shapes_and_zeros(failures& f) {
   EXPECT(f, A.get().layout().threads() == n, "layout threads");
   EXPECT(f, &A(3) == &A.get()(3) && A.ptr(5) == A.get().ptr(5), "A(i) is the array's");
   EXPECT(f, counter.ptr().thread() == 0, counter.ptr().thread());
+  EXPECT(f, braced.size() == 12 && braced->blocksizeof() == 4, braced.size());
+  EXPECT(f, braced_dynamic.size() == 9 && braced_dynamic->blocksizeof() == 2,
+         braced_dynamic.size());
+  // UPC's array-to-pointer conversion and &x.
+  const pgas::sptr<int, 4> first = braced;
+  const pgas::sptr<const void> generic = braced;
+  EXPECT(f, first == braced.ptr(0) && first.phase() == 0 && generic == braced.ptr(0),
+         "static_array converts to &A[0]");
+  const pgas::sptr<long> counter_ptr = &counter;
+  EXPECT(f, counter_ptr == counter.ptr() && counter_ptr.get() == &*counter, "&counter");
+  parts[me] = me + 1.0;
+  pgas::all_reduce<double>(&sum_of_parts, parts, pgas::reduce_op::add, static_cast<std::size_t>(n),
+                           1, nullptr, pgas::in_allsync | pgas::out_allsync);
+  EXPECT(f, *sum_of_parts == n * (n + 1) / 2.0, *sum_of_parts);
 }
 
 // Owners write, everyone reads after a barrier; counter incremented under the static lock.

@@ -290,6 +290,49 @@ class static_scalar final
     return *this;
   }
   operator T() const { return load(); }
+  /// UPC's compound assignments and increments on the shared scalar (`x += v`, `++x`, `x--`):
+  /// relaxed read-modify-writes of thread 0's element, not atomic (use a lock or
+  /// pgas/atomic.hpp when threads update it together).
+  template <class U>
+  const static_scalar& operator+=(const U& v) const requires requires(T& t, const U& u) {
+    t += u;
+  }
+  {
+    *address() += v;
+    return *this;
+  }
+  template <class U>
+  const static_scalar& operator-=(const U& v) const requires requires(T& t, const U& u) {
+    t -= u;
+  }
+  {
+    *address() -= v;
+    return *this;
+  }
+  template <class U>
+  const static_scalar& operator*=(const U& v) const requires requires(T& t, const U& u) {
+    t *= u;
+  }
+  {
+    *address() *= v;
+    return *this;
+  }
+  template <class U>
+  const static_scalar& operator/=(const U& v) const requires requires(T& t, const U& u) {
+    t /= u;
+  }
+  {
+    *address() /= v;
+    return *this;
+  }
+  T& operator++() const requires requires(T& t) { ++t; }
+  { return ++*address(); }
+  T& operator--() const requires requires(T& t) { --t; }
+  { return --*address(); }
+  T operator++(int) const requires requires(T& t) { t++; }
+  { return (*address())++; }
+  T operator--(int) const requires requires(T& t) { t--; }
+  { return (*address())--; }
   /// UPC `&x`: a pointer-to-shared to thread 0's element.
   sptr<T> ptr() const { return sptr<T>(base::get().begin_ptr()); }
   /// UPC `&x`, as written in a port: the same pointer as ptr() (std::addressof gives the

@@ -262,6 +262,15 @@ template <class T, std::size_t B>
 int upc_threadof(const pgas::sptr<T, B>& p) noexcept {
   return p.thread();
 }
+/// A plain pointer (`&A[i]` of a pgas array is the element's T*) has no thread: write
+/// upc_threadof(A.ptr(i)).
+template <class T>
+int upc_threadof(T*) noexcept {
+  static_assert(pgas::detail::plain_pointer_affinity<T>,
+                "upc_threadof needs a pointer-to-shared: for UPC's &A[i] write A.ptr(i); &A[i] "
+                "is a plain T*");
+  return 0;
+}
 /// upc_phaseof: pgas::phaseof.
 template <class T, std::size_t B>
 std::size_t upc_phaseof(const pgas::sptr<T, B>& p) noexcept {

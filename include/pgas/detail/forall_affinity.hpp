@@ -50,6 +50,18 @@ requires is_sptr<std::remove_cvref_t<P>>::value int affinity_thread(const P& p) 
   return p.thread();
 }
 
+// A plain pointer names no thread. UPC's `&A[i]` of a pgas array is a T* (the element's
+// address), so the affinity must be the pointer-to-shared A.ptr(i).
+template <class T>
+inline constexpr bool plain_pointer_affinity = false;
+template <class T>
+int affinity_thread(T*) noexcept {
+  static_assert(plain_pointer_affinity<T>,
+                "a forall affinity must be an integer or a pointer-to-shared: for UPC's &A[i] "
+                "write A.ptr(i) (or p + i for a pgas::sptr p); &A[i] is a plain T*");
+  return 0;
+}
+
 // Where a thread's iterations of forall(lo, hi, step(k), body) are, as distances from lo:
 // the first at `first`, then every `stride` (ULLONG_MAX: none, or no second one). Iteration m
 // (i = lo + m k) names thread (lo + m k) mod THREADS, a sequence of period

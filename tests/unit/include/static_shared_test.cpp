@@ -157,6 +157,20 @@ void check_shapes_and_zeros(failures& f) {
   pgas::all_reduce<double>(&sum_of_parts, parts, pgas::reduce_op::add, static_cast<std::size_t>(n),
                            1, nullptr, pgas::in_allsync | pgas::out_allsync);
   EXPECT(f, *sum_of_parts == n * (n + 1) / 2.0, *sum_of_parts);
+  // UPC's compound assignments on a shared scalar (thread 0 alone: they are not atomic).
+  pgas::barrier();
+  if (me == 0) {
+    sum_of_parts = 1.0;
+    sum_of_parts += 4.0;
+    sum_of_parts *= 3.0;
+    sum_of_parts -= 1.0;
+    sum_of_parts /= 2.0;
+    const double before = sum_of_parts++;
+    ++sum_of_parts;
+    --sum_of_parts;
+    EXPECT(f, before == 7.0 && *sum_of_parts == 8.0, *sum_of_parts);
+  }
+  pgas::barrier();
 }
 
 // Owners write, everyone reads after a barrier; counter incremented under the static lock.

@@ -48,6 +48,11 @@ struct barrier_op {
   // thread has returned from it the storage is gone for every thread. Null for none.
   void (*last)(const void* arg) = nullptr;
   const void* last_arg = nullptr;
+  // Run with `publish_arg` by an arriving thread that will not be the last, right before the
+  // CAS that counts it (so its stores happen before the last arriver's hook). The last arriver
+  // does not run it: its hook has its own data at hand. Null for none.
+  void (*publish)(const void* arg) = nullptr;
+  const void* publish_arg = nullptr;
 };
 
 // Cache-line layout: the arrival word is written by every arriving thread; the sleeper count
@@ -59,6 +64,14 @@ struct barrier_state {
   // bits 0..19 count, 20..27 kind, 28 has_id, 32..63 id (see barrier.cpp).
   alignas(64) std::atomic<std::uint64_t> arrivals{0};
   std::atomic<std::uint32_t> sleepers{0};
+  // Bytes that travel in the arrival word's line, for jobs of up to line_values_threads
+  // threads: each thread may write its value of a value collective into its 8-byte slot
+  // (line_slot) right before its arrival CAS, which owns the line anyway; the last arriver reads
+  // every slot in its `last` hook, with the line still its own after its CAS, and writes the
+  // result (line_result) before the release. So a small job's allreduce moves the same cache
+  // lines as a barrier (src/job/value.cpp). The slots are read only by that hook, the result
+  // only between barrier_complete and the thread's next arrival.
+  alignas(8) unsigned char line_payload[48];
   alignas(64) std::atomic<std::uint32_t> generation{0};
   // Bytes that travel in the generation's cache line: the last arriver may write them in
   // op.last, before it releases the phase, and every thread may read them after
@@ -66,6 +79,19 @@ struct barrier_state {
   // result here (src/job/value.cpp), so that it reaches the waiters with the release itself.
   alignas(8) unsigned char payload[56];
 };
+
+static_assert(sizeof(barrier_state) == 128, "two cache lines: arrivals, generation");
+
+/// How many threads' 8-byte values fit beside the result in the arrival word's line.
+inline constexpr int line_values_threads = 5;
+
+/// The result bytes, and thread t's value slot, in the arrival word's line.
+inline unsigned char* line_result(barrier_state& b) noexcept {
+  return b.line_payload;
+}
+inline unsigned char* line_slot(barrier_state& b, int t) noexcept {
+  return b.line_payload + 8 * (t + 1);
+}
 
 /// Arrives at the current phase (UPC notify). Checks that `op` agrees with the other
 /// arrivals; the last arriver runs `op.last`, if any, and releases the phase.

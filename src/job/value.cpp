@@ -3,7 +3,10 @@
 // one barrier whose signature carries the agreement hash of the call. For small results the
 // last arriver combines every slot (the header's combine function) into the barrier's payload,
 // which shares the generation's cache line, so the result reaches each waiter with the release
-// and costs it no extra transfer; otherwise each thread reads the slots after the barrier.
+// and costs it no extra transfer; otherwise each thread reads the slots after the barrier. In
+// jobs of up to five threads, values of at most 8 bytes skip the slots altogether: they travel
+// beside the arrival word (line_exchange), so that such an allreduce moves no more cache lines
+// than a barrier.
 //
 // The agreement text of a call ("type=double (8 bytes), count=1, op=std::plus<void>") is made
 // only when it differs from the thread's previous value collective: a loop of identical calls
@@ -103,6 +106,55 @@ void combine_last(const void* arg) noexcept {
   ctx.call->combine(*ctx.view, ctx.payload, ctx.call->op_object);
 }
 
+// A small job's exchange of a small value with a combine function: a thread that does not
+// arrive last copies its value into its slot in the arrival word's line (barrier.hpp) right
+// before its arrival CAS, once a failed guess has made the line its own; the last arriver
+// copies its own in its hook, combines the slots there and writes the result beside them
+// before it releases the phase; each waiter finds the result in the line it spins on. So the
+// exchange moves the same lines as a barrier. The slots need no double-buffering: only the
+// last arriver reads them, before the release, and a thread writes its next value only after
+// that release.
+struct line_value {
+  unsigned char* slot;
+  const void* data;  // null: this thread contributes nothing (a broadcast's non-root)
+  std::size_t bytes;
+  combining combine;
+};
+
+void line_publish(const void* arg) noexcept {
+  const auto& v = *static_cast<const line_value*>(arg);
+  if (v.data == nullptr) return;
+  if (v.bytes == 8) {
+    std::memcpy(v.slot, v.data, 8);  // the common case as one move
+  } else {
+    std::memcpy(v.slot, v.data, v.bytes);
+  }
+}
+
+void line_last(const void* arg) noexcept {
+  const auto& v = *static_cast<const line_value*>(arg);
+  line_publish(arg);
+  combine_last(&v.combine);
+}
+
+value_view line_exchange(job& j, thread_record& rec, const value_call& c, const kind_info& k,
+                         const void* data, std::size_t bytes, const std::source_location& where) {
+  barrier_state& b = j.barrier;
+  const value_agreement& a = agreement_for(rec.value_args, c);
+  value_view w{j.values.get(), 0, false, nullptr, line_slot(b, 0)};
+  const line_value v{line_slot(b, mythread()), data, bytes, {&c, &w, line_result(b)}};
+  barrier_op op{k.kind, k.name, true, a.hash, "arguments", where, a.text.c_str()};
+  op.last = line_last;
+  op.last_arg = &v;
+  op.publish = line_publish;
+  op.publish_arg = &v;
+  barrier_arrive(j, op);
+  barrier_complete(j);
+  w.packed = nullptr;  // the slots belong to the next phase from here on
+  w.result = line_result(b);
+  return w;
+}
+
 }  // namespace
 
 value_view value_exchange(const value_call& c, const void* data, const void* address,
@@ -117,9 +169,12 @@ value_view value_exchange(const value_call& c, const void* data, const void* add
   }
   const int me = mythread();
   thread_record& rec = j.record(me);
+  const std::size_t bytes = c.size * c.count;
+  if (c.combine != nullptr && bytes <= 8 && j.threads <= line_values_threads) {
+    return line_exchange(j, rec, c, k, data, bytes, where);
+  }
   const int parity = static_cast<int>(rec.value_collectives++ & 1);
   value_slot& s = j.values[static_cast<std::size_t>(me)].slot[parity];
-  const std::size_t bytes = c.size * c.count;
   const bool heap = bytes > value_inline_bytes;
   if (data != nullptr && bytes != 0) {
     // The common sizes as fixed-size copies (one move each), the others through memcpy.

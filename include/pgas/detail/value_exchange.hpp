@@ -66,8 +66,13 @@ struct value_view {
   int parity = 0;
   bool heap = false;
   const void* result = nullptr;  // the combined result, when the call had a combine function
+  // Small jobs' values of at most 8 bytes with a combine function travel in 8-byte slots
+  // beside the barrier's arrival word instead (src/job/value.cpp): thread t's is at
+  // packed + 8 * t, readable by the combine function only.
+  const unsigned char* packed = nullptr;
 
   const void* at(int t) const noexcept {
+    if (packed != nullptr) return packed + 8 * t;
     const value_slot& s = all[t].slot[parity];
     return heap ? static_cast<const void*>(s.heap) : static_cast<const void*>(s.bytes);
   }

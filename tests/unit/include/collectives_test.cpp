@@ -90,6 +90,45 @@ TEST_CASE("allreduce, scan and exscan combine in thread order", "[collectives]")
   }
 }
 
+// Values of at most 8 bytes in jobs of up to 5 threads travel beside the barrier's arrival word
+// (the last arriver combines them there); wider values and larger jobs use the slots. Calls of
+// both kinds alternate here, at sizes 1, 4 and 8 bytes, with every root, across the 5/6-thread
+// boundary, so that a slot overwritten too early or a result read late shows up.
+TEST_CASE("small values beside the arrival word, mixed with slot exchanges", "[collectives]") {
+  for (int n = 1; n <= 7; ++n) {
+    CAPTURE(n);
+    on_threads(n, [n] {
+      const int me = pgas::mythread();
+      bool ok = true;
+      for (int round = 0; round < 300; ++round) {
+        // 8 bytes, non-commutative: x -> 10x + y over the threads' digits in thread order.
+        std::int64_t digits = 0;
+        for (int t = 0; t < n; ++t)
+          digits = digits * 10 + (t + round) % 10;
+        const auto shift = [](std::int64_t x, std::int64_t y) { return x * 10 + y; };
+        ok &= pgas::allreduce(std::int64_t{(me + round) % 10}, shift) == digits;
+        // 4 bytes and 1 byte.
+        ok &= pgas::allreduce(me + round, std::plus<>{}) == n * round + n * (n - 1) / 2;
+        const auto top = static_cast<unsigned char>(n - 1 + round % 7);
+        ok &=
+            pgas::allreduce(static_cast<unsigned char>(me + round % 7),
+                            [](unsigned char x, unsigned char y) { return x > y ? x : y; }) == top;
+        // A 16-byte value between them takes the slots.
+        const affine f = pgas::allreduce(affine_of(me, round), compose);
+        std::vector<affine> xs;
+        for (int t = 0; t < n; ++t)
+          xs.push_back(affine_of(t, round));
+        ok &= f == fold(xs, n, compose);
+        const int root = round % n;
+        ok &= pgas::broadcast(1000 * root + round, root) == 1000 * root + round;
+        const double r = pgas::reduce(0.5 * me, std::plus<>{}, root);
+        ok &= me != root || r == 0.25 * n * (n - 1);
+      }
+      return ok;
+    });
+  }
+}
+
 TEST_CASE("allreduce with the standard operations and min/max", "[collectives]") {
   on_threads(4, [] {
     const int me = pgas::mythread();

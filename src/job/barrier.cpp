@@ -183,6 +183,7 @@ void barrier_arrive(job& j, const barrier_op& op) {
   std::uint32_t count = guess_last ? n : 1;
   std::uint64_t w = sense | (guess_last ? pack(n - 1, kind, op.has_id, op.id) : 0);
   std::uint64_t next = sense | pack(count, kind, op.has_id, op.id);
+  const std::uint64_t mine = sense | pack(0, kind, op.has_id, op.id);
   bool published = false;
   for (;;) {
     // The last arriver of a phase without a `last` hook releases it in the same CAS: the
@@ -197,6 +198,18 @@ void barrier_arrive(job& j, const barrier_op& op) {
     if (b.arrivals.compare_exchange_weak(w, next, std::memory_order_seq_cst,
                                          std::memory_order_relaxed)) {
       break;
+    }
+    // The common failures first, in a few instructions: the retry races the other arrivals for
+    // the line this failed CAS just fetched, so the shorter the way to it, the fewer retries.
+    if ((w & ~count_mask) == mine) {  // this phase, the same signature: one more arrival
+      count = static_cast<std::uint32_t>(w & count_mask) + 1;
+      next = w + 1;
+      continue;
+    }
+    if (w == sense) {  // the first arrival of the phase
+      count = 1;
+      next = mine | 1;
+      continue;
     }
     const signature s = unpack(w);
     count = s.count + 1;

@@ -40,6 +40,7 @@ PUBLIC = {
     "detail/export.hpp": "base",
     "detail/build_config.hpp": "base",
     "detail/identity.hpp": "base",
+    "detail/upc_call.hpp": "base",
     "shared_storable.hpp": "base",
     "topology.hpp": "models",
     "layout.hpp": "models",

@@ -124,6 +124,7 @@
 #include <pgas/bulk.hpp>
 #include <pgas/castable.hpp>
 #include <pgas/config.hpp>
+#include <pgas/detail/upc_call.hpp>
 #include <pgas/detail/upc_statement.hpp>
 #include <pgas/error.hpp>
 #include <pgas/forall.hpp>
@@ -387,36 +388,42 @@ inline constexpr upc_flag_t UPC_OUT_ALLSYNC = pgas::out_allsync;
 inline void upc_all_broadcast(pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t nbytes,
                               upc_flag_t flags,
                               std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_all_broadcast", "pgas::all_broadcast");
   pgas::all_broadcast(dst, src, nbytes, flags, where);
 }
 /// upc_all_scatter: pgas::all_scatter (collective).
 inline void upc_all_scatter(pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t nbytes,
                             upc_flag_t flags,
                             std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_all_scatter", "pgas::all_scatter");
   pgas::all_scatter(dst, src, nbytes, flags, where);
 }
 /// upc_all_gather: pgas::all_gather (collective).
 inline void upc_all_gather(pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t nbytes,
                            upc_flag_t flags,
                            std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_all_gather", "pgas::all_gather");
   pgas::all_gather(dst, src, nbytes, flags, where);
 }
 /// upc_all_gather_all: pgas::all_gather_all (collective).
 inline void upc_all_gather_all(pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t nbytes,
                                upc_flag_t flags,
                                std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_all_gather_all", "pgas::all_gather_all");
   pgas::all_gather_all(dst, src, nbytes, flags, where);
 }
 /// upc_all_exchange: pgas::all_exchange (collective).
 inline void upc_all_exchange(pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t nbytes,
                              upc_flag_t flags,
                              std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_all_exchange", "pgas::all_exchange");
   pgas::all_exchange(dst, src, nbytes, flags, where);
 }
 /// upc_all_permute: pgas::all_permute (collective).
 inline void upc_all_permute(pgas::sptr<void> dst, pgas::sptr<const void> src,
                             pgas::sptr<const int> perm, std::size_t nbytes, upc_flag_t flags,
                             std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_all_permute", "pgas::all_permute");
   pgas::all_permute(dst, src, perm, nbytes, flags, where);
 }
 
@@ -427,6 +434,7 @@ inline void upc_all_permute(pgas::sptr<void> dst, pgas::sptr<const void> src,
       pgas::sptr<void> dst, pgas::sptr<const void> src, upc_op_t op, std::size_t nelems,           \
       std::size_t blk_size, TYPE (*func)(TYPE, TYPE), upc_flag_t flags,                            \
       std::source_location where = std::source_location::current()) {                              \
+    const pgas::detail::upc_call_scope call("upc_all_reduce" #SUFFIX, "pgas::all_reduce");         \
     pgas::all_reduce<TYPE>(dst, src,                                                               \
                            pgas::detail::upc_reduce_op(op, "upc_all_reduce" #SUFFIX, where),       \
                            nelems, blk_size, func, flags, where);                                  \
@@ -435,6 +443,8 @@ inline void upc_all_permute(pgas::sptr<void> dst, pgas::sptr<const void> src,
       pgas::sptr<void> dst, pgas::sptr<const void> src, upc_op_t op, std::size_t nelems,           \
       std::size_t blk_size, TYPE (*func)(TYPE, TYPE), upc_flag_t flags,                            \
       std::source_location where = std::source_location::current()) {                              \
+    const pgas::detail::upc_call_scope call("upc_all_prefix_reduce" #SUFFIX,                       \
+                                            "pgas::all_prefix_reduce");                            \
     pgas::all_prefix_reduce<TYPE>(                                                                 \
         dst, src, pgas::detail::upc_reduce_op(op, "upc_all_prefix_reduce" #SUFFIX, where), nelems, \
         blk_size, func, flags, where);                                                             \

@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 
+#include <pgas/detail/upc_call.hpp>
 #include <pgas/error.hpp>
 #include <pgas/runtime.hpp>
 
@@ -130,7 +131,8 @@ epoch_call epoch_enter(const char* name, std::string_view text, const std::sourc
   // No barrier phase can complete while this thread is here (it has not arrived), so every
   // thread reads the number of phases it has passed.
   const std::uint32_t phase = j.barrier.generation.load(std::memory_order_acquire);
-  const std::uint32_t h = call_hash(name, text);
+  // The pgas name, not the shown one: a UPC spelling of the same collective agrees with it.
+  const std::uint32_t h = call_hash(agreed_name(name), text);
   const std::size_t slot = c.k % epoch_ring_size;
   epoch_entry& e = mine.ring[slot];
   e.key.store(0, std::memory_order_relaxed);

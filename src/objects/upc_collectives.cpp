@@ -18,6 +18,7 @@
 
 #include <pgas/config.hpp>
 #include <pgas/detail/geometry.hpp>
+#include <pgas/detail/upc_call.hpp>
 #include <pgas/error.hpp>
 
 #include "src/job/collective_epochs.hpp"
@@ -276,7 +277,7 @@ std::size_t nthreads() {
 
 void all_broadcast(sptr<void> dst, sptr<const void> src, std::size_t nbytes, coll_flags flags,
                    std::source_location where) {
-  const char* name = "pgas::all_broadcast";
+  const char* name = detail::shown_name("pgas::all_broadcast");
   const operands o = check_operands(name, dst, src, nbytes, flags, true, 1, false, 1, where);
   rooted(name, o, nbytes, where,
          [&](int self, int root) { std::memcpy(at(self, o.d.addr), at(root, o.s.addr), nbytes); });
@@ -284,7 +285,7 @@ void all_broadcast(sptr<void> dst, sptr<const void> src, std::size_t nbytes, col
 
 void all_scatter(sptr<void> dst, sptr<const void> src, std::size_t nbytes, coll_flags flags,
                  std::source_location where) {
-  const char* name = "pgas::all_scatter";
+  const char* name = detail::shown_name("pgas::all_scatter");
   const operands o =
       check_operands(name, dst, src, nbytes, flags, true, nthreads(), false, 1, where);
   rooted(name, o, nbytes, where, [&](int self, int root) {
@@ -295,7 +296,7 @@ void all_scatter(sptr<void> dst, sptr<const void> src, std::size_t nbytes, coll_
 
 void all_gather(sptr<void> dst, sptr<const void> src, std::size_t nbytes, coll_flags flags,
                 std::source_location where) {
-  const char* name = "pgas::all_gather";
+  const char* name = detail::shown_name("pgas::all_gather");
   const operands o =
       check_operands(name, dst, src, nbytes, flags, false, 1, true, nthreads(), where);
   rooted(name, o, nbytes, where, [&](int self, int root) {
@@ -306,7 +307,7 @@ void all_gather(sptr<void> dst, sptr<const void> src, std::size_t nbytes, coll_f
 
 void all_gather_all(sptr<void> dst, sptr<const void> src, std::size_t nbytes, coll_flags flags,
                     std::source_location where) {
-  const char* name = "pgas::all_gather_all";
+  const char* name = detail::shown_name("pgas::all_gather_all");
   const operands o =
       check_operands(name, dst, src, nbytes, flags, false, 1, false, nthreads(), where);
   all_to_all(name, o, nbytes, where, [](int) { return std::size_t{0}; });
@@ -314,7 +315,7 @@ void all_gather_all(sptr<void> dst, sptr<const void> src, std::size_t nbytes, co
 
 void all_exchange(sptr<void> dst, sptr<const void> src, std::size_t nbytes, coll_flags flags,
                   std::source_location where) {
-  const char* name = "pgas::all_exchange";
+  const char* name = detail::shown_name("pgas::all_exchange");
   const operands o =
       check_operands(name, dst, src, nbytes, flags, false, nthreads(), false, nthreads(), where);
   all_to_all(name, o, nbytes, where, [](int self) { return static_cast<std::size_t>(self); });
@@ -322,7 +323,7 @@ void all_exchange(sptr<void> dst, sptr<const void> src, std::size_t nbytes, coll
 
 void all_permute(sptr<void> dst, sptr<const void> src, sptr<const int> perm, std::size_t nbytes,
                  coll_flags flags, std::source_location where) {
-  const char* name = "pgas::all_permute";
+  const char* name = detail::shown_name("pgas::all_permute");
   const auto [m, s, d] = check_operands(name, dst, src, nbytes, flags, false, 1, false, 1, where);
   const int n = threads();
   check_null(perm, "perm", name, where);
@@ -635,8 +636,8 @@ void all_reduce(sptr<void> dst, sptr<const void> src, reduce_op op, std::size_t 
     }
     *out = total;
   };
-  reduction<T>("pgas::all_reduce", dst, src, op, nelems, blk_size, func, flags, false, where,
-               compute);
+  reduction<T>(detail::shown_name("pgas::all_reduce"), dst, src, op, nelems, blk_size, func, flags,
+               false, where, compute);
 }
 
 template <class T>
@@ -644,8 +645,8 @@ requires detail::reduce_type<T>
 void all_prefix_reduce(sptr<void> dst, sptr<const void> src, reduce_op op, std::size_t nelems,
                        std::size_t blk_size, T (*func)(T, T), coll_flags flags,
                        std::source_location where) {
-  reduction<T>("pgas::all_prefix_reduce", dst, src, op, nelems, blk_size, func, flags, true, where,
-               [&](const epoch_call&, const std::vector<region>&) {
+  reduction<T>(detail::shown_name("pgas::all_prefix_reduce"), dst, src, op, nelems, blk_size, func,
+               flags, true, where, [&](const epoch_call&, const std::vector<region>&) {
                  element_cursor<const T> in(src, blk_size, nelems);
                  element_cursor<T> out(dst, blk_size, nelems);
                  T acc = *in.next();

@@ -1489,7 +1489,8 @@ TEST_CASE("upc_misuse: misuse through <pgas/upc.hpp> names the UPC call", "[faul
         upc_case{"free_array", 1, "pgas::free"},
         upc_case{"all_free_array", -1,
                  "upc_all_free of a pointer that upc_all_alloc or upc_global_alloc did not return"},
-        upc_case{"reduce_op", -1, "upc_all_reduceI: operation"}}) {
+        upc_case{"reduce_op", -1, "upc_all_reduceI: operation"},
+        upc_case{"reduce_mismatch", -1, "upc_all_reduceI("}}) {
     const int line = line_of("upc_misuse", std::string("@upc:") + c.mode);
     for (int n : {2, 3}) {
       const result r = launch_program(n, "upc_misuse", {c.mode});

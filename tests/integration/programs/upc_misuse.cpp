@@ -2,8 +2,10 @@
 // at the UPC call's file and line as the pgas call would be. Usage: upc_misuse MODE, where MODE
 // is barrier_mismatch (thread 1 in upc_barrier(2) while the others are in upc_barrier(1)),
 // relock (thread 1 calls upc_lock on a lock it holds), free_array (thread 1 calls upc_free on
-// a shared array's element), all_free_array (every thread calls upc_all_free on one), or
-// reduce_op (every thread passes an operation of the atomics, UPC_FADD, to upc_all_reduceI).
+// a shared array's element), all_free_array (every thread calls upc_all_free on one),
+// reduce_op (every thread passes an operation of the atomics, UPC_FADD, to upc_all_reduceI)
+// or reduce_mismatch (thread 1 passes upc_all_reduceI another element count; the report names
+// upc_all_reduceI, as the program spells it).
 // The job must end with status 1 naming the call at the MODE's marker.
 #include <string>
 
@@ -30,6 +32,11 @@ int main(int argc, char** argv) {
       if (MYTHREAD == 1) upc_free(a.ptr(1));  // @upc:free_array
     } else if (mode == "all_free_array") {
       upc_all_free(a.ptr(0));  // @upc:all_free_array
+    } else if (mode == "reduce_mismatch") {
+      const std::size_t count = MYTHREAD == 1 ? 2 : 1;
+      pgas::shared_array<int, 1, 1> sum({1});
+      upc_all_reduceI(sum.ptr(0), a.ptr(0), UPC_ADD, count, 1, nullptr,  // @upc:reduce_mismatch
+                      UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
     } else if (mode == "reduce_op") {
       upc_all_reduceI(a.ptr(0), a.ptr(0), UPC_FADD, 1, 1, nullptr, 0);  // @upc:reduce_op
     }

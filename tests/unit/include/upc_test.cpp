@@ -200,6 +200,7 @@ TEST_CASE("upc_mem* and their non-blocking forms move the bytes", "[upc]") {
     bad += !(done == UPC_COMPLETE_HANDLE);
     upc_sync(done);
 
+    upc_barrier;  // the other thread has read this thread's part of a; now it may change
     upc_memset_nbi(b.ptr(8 * MYTHREAD), 0, sizeof got);
     upc_synci();
     upc_memput_nbi(b.ptr(8 * MYTHREAD), buf, sizeof buf);
@@ -317,6 +318,35 @@ TEST_CASE("the UPC collectives: relocalisation and the eleven typed reductions",
   // An operation of the atomics only is misuse in a collective (outside a job: the exception).
   REQUIRE_THROWS_AS(upc_all_reduceI(nullptr, nullptr, UPC_FADD, 1, 1, nullptr, 0),
                     pgas::usage_error);
+}
+
+TEST_CASE("a UPC collective is reported by its UPC name and agrees with its pgas spelling",
+          "[upc]") {
+  // Misuse names the UPC function, and the name does not outlive the call.
+  REQUIRE_THROWS_WITH(upc_all_broadcast(nullptr, nullptr, 4, 0),
+                      Catch::Contains("upc_all_broadcast called outside pgas::run()"));
+  REQUIRE_THROWS_WITH(upc_all_reduceD(nullptr, nullptr, UPC_ADD, 1, 1, nullptr, 0),
+                      Catch::Contains("upc_all_reduceD"));
+  REQUIRE_THROWS_WITH(pgas::all_broadcast(nullptr, nullptr, 4, 0),
+                      Catch::Contains("pgas::all_broadcast called outside pgas::run()"));
+  // Thread 0 spells the call in UPC, the others in pgas: one collective, no mismatch.
+  const int rc = pgas::run(test_job(3), 0, nullptr, [] {
+    pgas::shared_array<int, 1, 1> src({static_cast<std::size_t>(THREADS)});
+    pgas::shared_array<int, 1, 1> dst({static_cast<std::size_t>(THREADS)});
+    if (MYTHREAD == 0) src[0] = 42;
+    int bad = 0;
+    for (int round = 0; round < 3; ++round) {
+      if (MYTHREAD == 0) {
+        upc_all_broadcast(dst.ptr(0), src.ptr(0), sizeof(int), UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
+      } else {
+        pgas::all_broadcast(dst.ptr(0), src.ptr(0), sizeof(int),
+                            pgas::in_allsync | pgas::out_allsync);
+      }
+      bad += dst[MYTHREAD] != 42;
+    }
+    return bad;
+  });
+  REQUIRE(rc == 0);
 }
 
 TEST_CASE("the UPC atomics: domains, strict and relaxed operations", "[upc]") {

@@ -237,6 +237,7 @@ inline pgas::sptr<void> upc_alloc(std::size_t nbytes,
 inline void upc_free(pgas::sptr<const void> p,
                      std::source_location where = std::source_location::current()) {
   if (!p) return;
+  const pgas::detail::upc_call_scope call("upc_free", "pgas::free");
   if (pgas::shared_alloc a = pgas::detail::upc_alloc_forget(p, false)) {
     pgas::free(a, where);
     return;

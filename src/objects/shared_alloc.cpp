@@ -11,10 +11,12 @@
 #include <cstdio>
 #include <limits>
 #include <mutex>
+#include <string_view>
 #include <unordered_set>
 
 #include <pgas/alloc.hpp>
 #include <pgas/config.hpp>
+#include <pgas/detail/upc_call.hpp>
 #include <pgas/runtime.hpp>
 
 #include "alloc/arenas.hpp"
@@ -264,28 +266,31 @@ void* local_alloc(std::size_t nbytes) {
 
 void free(void* p, std::source_location where) {
   if (p == nullptr) return;
-  detail::space& s = space_or_misuse(where, "pgas::free");
+  // Through upc_free the reports speak UPC: its name, and what upc_free takes.
+  const char* name = detail::shown_name("pgas::free");
+  const bool upc = std::string_view(name) != "pgas::free";
+  detail::space& s = space_or_misuse(where, name);
   const int owner = detail::space_owner(s, p);
   if (owner < 0) {
-    detail::misuse(fmt::format("pgas::free({}) of a pointer outside the shared "
-                               "space (not from pgas::local_alloc)",
-                               p),
+    detail::misuse(fmt::format("{}({}) of a pointer outside the shared space (not from {})", name,
+                               p, upc ? "upc_alloc" : "pgas::local_alloc"),
                    where);
   }
   const auto offset = static_cast<std::size_t>(static_cast<char*>(p) - s.segment(owner));
   if (offset < s.symmetric_size()) {
-    detail::misuse(fmt::format("pgas::free({}) of memory inside a distributed "
-                               "allocation: free the pgas::shared_alloc instead",
-                               p),
+    detail::misuse(fmt::format("{}({}) of memory inside a distributed allocation: {}", name, p,
+                               upc ? "upc_free takes only a pointer that upc_alloc, "
+                                     "upc_global_alloc or upc_all_alloc returned (not an "
+                                     "element of a shared array)"
+                                   : "free the pgas::shared_alloc instead"),
                    where);
   }
   if constexpr (config::bounds_check) {
     std::lock_guard g(live_locals().mutex);
     if (live_locals().pointers.erase(p) == 0) {
-      detail::misuse(fmt::format("pgas::free({}) of a local allocation that is not "
-                                 "live: double free?",
-                                 p),
-                     where);
+      detail::misuse(
+          fmt::format("{}({}) of a local allocation that is not live: double free?", name, p),
+          where);
     }
   }
   detail::segment_account& acc = s.account(owner);

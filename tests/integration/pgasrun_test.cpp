@@ -1486,7 +1486,7 @@ TEST_CASE("upc_misuse: misuse through <pgas/upc.hpp> names the UPC call", "[faul
   };
   for (const upc_case c :
        {upc_case{"barrier_mismatch", -1, "barrier"}, upc_case{"relock", 1, "already holds"},
-        upc_case{"free_array", 1, "pgas::free"},
+        upc_case{"free_array", 1, "upc_free takes only a pointer that upc_alloc"},
         upc_case{"all_free_array", -1,
                  "upc_all_free of a pointer that upc_all_alloc or upc_global_alloc did not return"},
         upc_case{"reduce_op", -1, "upc_all_reduceI: operation"},

@@ -177,6 +177,7 @@ inline void upc_poll() noexcept {
 /// upc_all_lock_alloc: pgas::all_lock_alloc (collective; every thread gets the same lock).
 inline upc_lock_t* upc_all_lock_alloc(
     std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_all_lock_alloc", "pgas::all_lock_alloc");
   return pgas::detail::upc_lock_ptr(pgas::all_lock_alloc(where));
 }
 /// upc_global_lock_alloc: pgas::global_lock_alloc (not collective).
@@ -187,11 +188,13 @@ inline upc_lock_t* upc_global_lock_alloc(
 /// upc_lock_free: pgas::lock_free.
 inline void upc_lock_free(upc_lock_t* l,
                           std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_lock_free", "pgas::lock_free");
   pgas::lock_free(pgas::detail::upc_lock_of(l), where);
 }
 /// upc_all_lock_free: pgas::all_lock_free (collective).
 inline void upc_all_lock_free(upc_lock_t* l,
                               std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_all_lock_free", "pgas::all_lock_free");
   pgas::all_lock_free(pgas::detail::upc_lock_of(l), where);
 }
 /// upc_lock: pgas::lock_t::lock.
@@ -215,12 +218,14 @@ inline void upc_unlock(upc_lock_t* l,
 inline pgas::sptr<void> upc_all_alloc(
     std::size_t nblocks, std::size_t nbytes,
     std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_all_alloc", "pgas::all_alloc");
   return pgas::detail::upc_alloc_remember(pgas::all_alloc(nblocks, nbytes, where), where);
 }
 /// upc_global_alloc: pgas::global_alloc (not collective); the pointer to its first block.
 inline pgas::sptr<void> upc_global_alloc(
     std::size_t nblocks, std::size_t nbytes,
     std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_global_alloc", "pgas::global_alloc");
   return pgas::detail::upc_alloc_remember(pgas::global_alloc(nblocks, nbytes, where), where);
 }
 /// upc_alloc: pgas::local_alloc; nbytes of the calling thread's memory (the null
@@ -254,6 +259,7 @@ inline void upc_all_free(pgas::sptr<const void> p,
     pgas::detail::misuse(
         "upc_all_free of a pointer that upc_all_alloc or upc_global_alloc did not return", where);
   }
+  const pgas::detail::upc_call_scope call("upc_all_free", "pgas::all_free");
   pgas::all_free(a, where);
 }
 

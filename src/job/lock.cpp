@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include <pgas/detail/identity.hpp>
+#include <pgas/detail/upc_call.hpp>
 #include <pgas/error.hpp>
 #include <pgas/lock.hpp>
 #include <pgas/runtime.hpp>
@@ -168,11 +169,11 @@ lock_t all_lock_alloc(std::source_location where) {
   detail::job* j = detail::job_current();
   if (j == nullptr) return lock_t(detail::pool_get(where));
   void* mine = mythread() == 0 ? detail::pool_get(where) : nullptr;
-  void* s =
-      detail::collective_bcast(*j,
-                               detail::barrier_op{detail::op_kind::all_lock_alloc,
-                                                  "pgas::all_lock_alloc", false, 0, "id", where},
-                               mine);
+  void* s = detail::collective_bcast(
+      *j,
+      detail::barrier_op{detail::op_kind::all_lock_alloc,
+                         detail::shown_name("pgas::all_lock_alloc"), false, 0, "id", where},
+      mine);
   return lock_t(static_cast<detail::lock_state*>(s));
 }
 
@@ -181,16 +182,18 @@ lock_t global_lock_alloc(std::source_location where) {
 }
 
 void lock_free(lock_t l, std::source_location where) {
-  detail::lock_state& s = checked(l.state_, where, "pgas::lock_free");
+  const char* name = detail::shown_name("pgas::lock_free");
+  detail::lock_state& s = checked(l.state_, where, name);
   const int holder = s.holder.load(std::memory_order_relaxed);
   if (holder >= 0) {
-    detail::misuse(fmt::format("pgas::lock_free on a lock held by thread {}", holder), where);
+    detail::misuse(fmt::format("{} on a lock held by thread {}", name, holder), where);
   }
   detail::pool_put(&s);
 }
 
 void all_lock_free(lock_t l, std::source_location where) {
-  checked(l.state_, where, "pgas::all_lock_free");
+  const char* name = detail::shown_name("pgas::all_lock_free");
+  checked(l.state_, where, name);
   detail::job* j = detail::job_current();
   if (j != nullptr) {
     // Every thread must pass the same lock: its address is what the threads agree on.
@@ -200,7 +203,7 @@ void all_lock_free(lock_t l, std::source_location where) {
       const std::source_location* where;
     } const mine{&l, &where};
     detail::barrier_op op =
-        detail::agreement(detail::op_kind::all_lock_free, "pgas::all_lock_free", "lock",
+        detail::agreement(detail::op_kind::all_lock_free, name, "lock",
                           fmt::format("lock={}", static_cast<const void*>(l.state_)), where);
     op.last = [](const void* arg) {
       const auto& f = *static_cast<const free_args*>(arg);

@@ -159,10 +159,11 @@ void* shared_alloc::block(std::size_t i) const noexcept {
 }
 
 shared_alloc all_alloc(std::size_t nblocks, std::size_t nbytes, std::source_location where) {
-  detail::space& s = space_or_misuse(where, "pgas::all_alloc");
+  const char* name = detail::shown_name("pgas::all_alloc");
+  detail::space& s = space_or_misuse(where, name);
   detail::job& j = *detail::job_current();
   const detail::barrier_op op =
-      detail::agreement(detail::op_kind::all_alloc, "pgas::all_alloc", "arguments",
+      detail::agreement(detail::op_kind::all_alloc, name, "arguments",
                         fmt::format("nblocks={}, nbytes={}", nblocks, nbytes), where);
   const std::optional<std::size_t> part = part_size(nblocks, nbytes, s.threads);
   std::uintptr_t mine = failed;
@@ -197,7 +198,7 @@ shared_alloc all_alloc(std::size_t nblocks, std::size_t nbytes, std::source_loca
 }
 
 shared_alloc global_alloc(std::size_t nblocks, std::size_t nbytes, std::source_location where) {
-  detail::space& s = space_or_misuse(where, "pgas::global_alloc");
+  detail::space& s = space_or_misuse(where, detail::shown_name("pgas::global_alloc"));
   const std::optional<std::size_t> part = part_size(nblocks, nbytes, s.threads);
   if (!part) {
     throw bad_shared_alloc(mythread(), std::numeric_limits<std::size_t>::max(), 0,
@@ -213,7 +214,8 @@ void free(shared_alloc a, std::source_location where) {
 }
 
 void all_free(shared_alloc a, std::source_location where) {
-  detail::space& s = space_or_misuse(where, "pgas::all_free");
+  const char* name = detail::shown_name("pgas::all_free");
+  detail::space& s = space_or_misuse(where, name);
   detail::job& j = *detail::job_current();
   // Released by the last arriver, before anyone leaves: when any thread returns, the space is
   // free for its next allocation and a checked build rejects any thread's access to it.
@@ -222,9 +224,8 @@ void all_free(shared_alloc a, std::source_location where) {
     const shared_alloc* a;
     const std::source_location* where;
   } const mine{&s, &a, &where};
-  detail::barrier_op op =
-      detail::agreement(detail::op_kind::all_free, "pgas::all_free", "allocation",
-                        fmt::format("offset={}", a.offset()), where);
+  detail::barrier_op op = detail::agreement(detail::op_kind::all_free, name, "allocation",
+                                            fmt::format("offset={}", a.offset()), where);
   op.last = [](const void* arg) {
     const auto& r = *static_cast<const release_args*>(arg);
     distributed_release(*r.s, *r.a, *r.where);

@@ -320,8 +320,10 @@ TEST_CASE("the UPC collectives: relocalisation and the eleven typed reductions",
                     pgas::usage_error);
 }
 
-TEST_CASE("a UPC collective is reported by its UPC name and agrees with its pgas spelling",
-          "[upc]") {
+TEST_CASE(
+    "a UPC collective or allocation is reported by its UPC name and agrees with its pgas "
+    "spelling",
+    "[upc]") {
   // Misuse names the UPC function, and the name does not outlive the call.
   REQUIRE_THROWS_WITH(upc_all_broadcast(nullptr, nullptr, 4, 0),
                       Catch::Contains("upc_all_broadcast called outside pgas::run()"));
@@ -329,6 +331,10 @@ TEST_CASE("a UPC collective is reported by its UPC name and agrees with its pgas
                       Catch::Contains("upc_all_reduceD"));
   REQUIRE_THROWS_WITH(pgas::all_broadcast(nullptr, nullptr, 4, 0),
                       Catch::Contains("pgas::all_broadcast called outside pgas::run()"));
+  REQUIRE_THROWS_WITH(upc_all_alloc(1, 4),
+                      Catch::Contains("upc_all_alloc called outside pgas::run()"));
+  REQUIRE_THROWS_WITH(upc_global_alloc(1, 4),
+                      Catch::Contains("upc_global_alloc called outside pgas::run()"));
   // Thread 0 spells the call in UPC, the others in pgas: one collective, no mismatch.
   const int rc = pgas::run(test_job(3), 0, nullptr, [] {
     pgas::shared_array<int, 1, 1> src({static_cast<std::size_t>(THREADS)});

@@ -154,10 +154,13 @@ void barrier_sleeping(void* arg) {
   check_deadlock(j);
 }
 
-}  // namespace
-
-void barrier_arrive(job& j, const barrier_op& op) {
-  thread_record& me = j.record(mythread());
+// What the reports of other threads read about this thread's call (describe), and that it
+// waits. A thread records it after its arrival, or before it reports a mismatch or runs a
+// hook, never on a plain last arrival: the last arriver does not wait, and the stores would
+// delay its releasing CAS, which drains them first. A report that catches a thread between
+// its arrival and this record waits for it (fault_settle waits for every thread to come to
+// rest).
+void record_arrival(thread_record& me, const barrier_op& op) noexcept {
   me.op.store(op.name, std::memory_order_relaxed);
   me.file.store(op.where.file_name(), std::memory_order_relaxed);
   me.line.store(op.where.line(), std::memory_order_relaxed);
@@ -166,6 +169,13 @@ void barrier_arrive(job& j, const barrier_op& op) {
   me.id_label.store(op.id_label, std::memory_order_relaxed);
   me.detail.store(op.detail, std::memory_order_relaxed);
   me.state.store(thread_state::waiting, std::memory_order_release);
+}
+
+// The bodies of barrier_arrive and barrier_complete, inlined into pgas::barrier (two calls,
+// their register saves and restores, are a measurable share of a 2-thread barrier on the
+// critical path from one thread's release to the other's next arrival).
+[[gnu::always_inline]] inline void arrive(job& j, const barrier_op& op) {
+  thread_record& me = j.record(mythread());
 
   barrier_state& b = j.barrier;
   // Every thread takes part in every phase, so this thread's count of phases is the job's.
@@ -216,7 +226,10 @@ void barrier_arrive(job& j, const barrier_op& op) {
     if (s.count == 0) {
       next = sense | pack(1, kind, op.has_id, op.id);
     } else {
-      if (s.kind != kind || (s.has_id && op.has_id && s.id != op.id)) report_mismatch(j, op, s);
+      if (s.kind != kind || (s.has_id && op.has_id && s.id != op.id)) {
+        record_arrival(me, op);
+        report_mismatch(j, op, s);
+      }
       next = sense | pack(count, s.kind, s.has_id || op.has_id, s.has_id ? s.id : op.id);
     }
   }
@@ -225,6 +238,7 @@ void barrier_arrive(job& j, const barrier_op& op) {
     // Last arriver. With a hook, the word stays at a full count (waiters keep waiting and
     // nobody can arrive at the next phase) until the hook has run.
     if (op.last != nullptr) {
+      record_arrival(me, op);  // the hook may end the job, whose report names this call
       op.last(op.last_arg);
       // Sequentially consistent, as the CAS that releases a phase without a hook: see below.
       b.arrivals.store(sense ^ sense_bit, std::memory_order_seq_cst);
@@ -240,12 +254,13 @@ void barrier_arrive(job& j, const barrier_op& op) {
     if (sleeping) os_futex_wake(&b.generation, INT_MAX);
     return;
   }
+  record_arrival(me, op);
   // A thread that has returned will never arrive: pairs with barrier_thread_returned (both
   // sides are sequentially consistent, so at least one of them sees the other).
   check_deadlock(j);
 }
 
-void barrier_complete(job& j) {
+[[gnu::always_inline]] inline void complete(job& j) {
   thread_record& me = j.record(mythread());
   barrier_state& b = j.barrier;
   const std::uint32_t target = me.wait_generation + 1;
@@ -295,6 +310,16 @@ void barrier_complete(job& j) {
   me.state.store(thread_state::running, std::memory_order_relaxed);
 }
 
+}  // namespace
+
+void barrier_arrive(job& j, const barrier_op& op) {
+  arrive(j, op);
+}
+
+void barrier_complete(job& j) {
+  complete(j);
+}
+
 void barrier_thread_returned(job& j, int thread) {
   thread_record& me = j.record(thread);
   if (me.notified) {
@@ -318,8 +343,9 @@ namespace {
 
 // The job and this thread's record are looked up once per call by the public functions and
 // passed down: barrier() is notify + wait and must not pay for the look-ups twice.
-void do_notify(detail::job& j, detail::thread_record& me, bool has_id, int id,
-               const std::source_location& where, const char* name) {
+[[gnu::always_inline]] inline void do_notify(detail::job& j, detail::thread_record& me, bool has_id,
+                                             int id, const std::source_location& where,
+                                             const char* name) {
   if (me.notified) {
     detail::misuse(fmt::format("{} called twice without pgas::wait() in between "
                                "(the first pgas::notify() was at {}:{})",
@@ -331,11 +357,11 @@ void do_notify(detail::job& j, detail::thread_record& me, bool has_id, int id,
   me.notify_id = id;
   me.notify_file = where.file_name();
   me.notify_line = where.line();
-  detail::barrier_arrive(j, barrier_op{detail::op_kind::barrier, name, has_id, id, "id", where});
+  detail::arrive(j, barrier_op{detail::op_kind::barrier, name, has_id, id, "id", where});
 }
 
-void do_wait(detail::job& j, detail::thread_record& me, bool has_id, int id,
-             const std::source_location& where) {
+[[gnu::always_inline]] inline void do_wait(detail::job& j, detail::thread_record& me, bool has_id,
+                                           int id, const std::source_location& where) {
   if (!me.notified) {
     detail::misuse("pgas::wait() called without a preceding pgas::notify()", where);
   }
@@ -346,7 +372,7 @@ void do_wait(detail::job& j, detail::thread_record& me, bool has_id, int id,
                    where);
   }
   me.notified = false;
-  detail::barrier_complete(j);
+  detail::complete(j);
 }
 
 void split_notify(bool has_id, int id, const std::source_location& where, const char* name) {

@@ -216,22 +216,19 @@ void record_arrival(thread_record& me, const barrier_op& op) noexcept {
       next = w + 1;
       continue;
     }
-    if (w == sense) {  // the first arrival of the phase
+    if (w == sense) {  // the first arrival of the phase (a released word holds no signature)
       count = 1;
       next = mine | 1;
       continue;
     }
+    // Arrivals with another signature: a mismatch, or the same barrier with and without an id.
     const signature s = unpack(w);
-    count = s.count + 1;
-    if (s.count == 0) {
-      next = sense | pack(1, kind, op.has_id, op.id);
-    } else {
-      if (s.kind != kind || (s.has_id && op.has_id && s.id != op.id)) {
-        record_arrival(me, op);
-        report_mismatch(j, op, s);
-      }
-      next = sense | pack(count, s.kind, s.has_id || op.has_id, s.has_id ? s.id : op.id);
+    if (s.kind != kind || (s.has_id && op.has_id && s.id != op.id)) {
+      record_arrival(me, op);
+      report_mismatch(j, op, s);
     }
+    count = s.count + 1;
+    next = sense | pack(count, s.kind, s.has_id || op.has_id, s.has_id ? s.id : op.id);
   }
 
   if (count == n) {

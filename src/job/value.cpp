@@ -89,6 +89,24 @@ unsigned char* grow(unsigned char*& buffer, std::size_t& have, std::size_t bytes
   return buffer;
 }
 
+// A value's bytes into a slot: the common sizes as fixed-size copies (one move each), the
+// others through memcpy.
+void copy_value(void* to, const void* from, std::size_t bytes) noexcept {
+  switch (bytes) {
+    case 4:
+      std::memcpy(to, from, 4);
+      break;
+    case 8:
+      std::memcpy(to, from, 8);
+      break;
+    case 16:
+      std::memcpy(to, from, 16);
+      break;
+    default:
+      std::memcpy(to, from, bytes);
+  }
+}
+
 // The last arriver's part of a call with a combine function: the result goes into the
 // barrier's payload, in the cache line of the generation that every waiter reads anyway.
 static_assert(sizeof(barrier_state::payload) >= value_result_bytes);
@@ -123,12 +141,7 @@ struct line_value {
 
 void line_publish(const void* arg) noexcept {
   const auto& v = *static_cast<const line_value*>(arg);
-  if (v.data == nullptr) return;
-  if (v.bytes == 8) {
-    std::memcpy(v.slot, v.data, 8);  // the common case as one move
-  } else {
-    std::memcpy(v.slot, v.data, v.bytes);
-  }
+  if (v.data != nullptr) copy_value(v.slot, v.data, v.bytes);
 }
 
 void line_last(const void* arg) noexcept {
@@ -177,20 +190,7 @@ value_view value_exchange(const value_call& c, const void* data, const void* add
   value_slot& s = j.values[static_cast<std::size_t>(me)].slot[parity];
   const bool heap = bytes > value_inline_bytes;
   if (data != nullptr && bytes != 0) {
-    // The common sizes as fixed-size copies (one move each), the others through memcpy.
-    switch (bytes) {
-      case 4:
-        std::memcpy(s.bytes, data, 4);
-        break;
-      case 8:
-        std::memcpy(s.bytes, data, 8);
-        break;
-      case 16:
-        std::memcpy(s.bytes, data, 16);
-        break;
-      default:
-        std::memcpy(heap ? grow(s.heap, s.heap_bytes, bytes) : s.bytes, data, bytes);
-    }
+    copy_value(heap ? grow(s.heap, s.heap_bytes, bytes) : s.bytes, data, bytes);
   }
   s.ptr = address;
 

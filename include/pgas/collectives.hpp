@@ -41,11 +41,14 @@
 //     whichever thread calls it, must not call pgas collectives itself, and must not throw
 //     (an exception from it ends the job, as an uncaught one does).
 //
-// Cost: one barrier. Each thread copies its value into a slot of its own (one cache line for
-// values up to detail::value_inline_bytes). For results up to detail::value_result_bytes
-// (allreduce, reduce, broadcast of small T) the last thread to arrive combines the slots and
-// writes the result into the cache line that releases the barrier, so the other threads get it
-// with the release itself; scan, exscan, allgather and larger values are combined by each
+// Cost: one barrier. In jobs of up to detail::value_line_threads threads, values of up to
+// detail::value_line_bytes bytes travel in the barrier's own cache line: each thread stores its
+// value there as it arrives and copies every value out as it leaves, then combines them itself,
+// so the call moves exactly a barrier's cache lines. Otherwise each thread copies its value
+// into a slot of its own (one cache line for values up to detail::value_inline_bytes). For
+// results up to detail::value_result_bytes (allreduce, reduce, broadcast of small T) the last
+// thread to arrive combines the slots and writes the result into a cache line that the release
+// brings to the others; scan, exscan, allgather and larger values are combined by each
 // thread from the slots after the barrier (THREADS lines read: at tens of threads still cheaper
 // than the extra rounds of a tree, which is what to revisit for hundreds). The span form costs
 // two barriers and O(n) work per thread: thread t combines the t-th share of the elements
@@ -108,9 +111,9 @@ T value_load(const void* p) noexcept {
   return *std::launder(reinterpret_cast<T*>(buf));
 }
 
-// The left fold of threads [0, end)'s values in `w` (end >= 1).
-template <class T, class Op>
-T value_fold(const value_view& w, int end, const Op& op) {
+// The left fold of threads [0, end)'s values in `w` (a value_view or value_line; end >= 1).
+template <class T, class W, class Op>
+T value_fold(const W& w, int end, const Op& op) {
   T acc = value_load<T>(w.at(0));
   for (int t = 1; t < end; ++t)
     acc = static_cast<T>(std::invoke(op, acc, value_load<T>(w.at(t))));
@@ -142,10 +145,21 @@ value_call value_call_of(value_kind kind, int root, std::size_t count) {
 
 // reduce and allreduce: the exchange of `v`, then the left fold of every thread's value (the
 // one combined by the last arriver for small T, else folded here from the slots).
+// Whether T may travel beside the barrier's arrival word (value_line_exchange).
+template <class T>
+inline constexpr bool value_fits_line = sizeof(T) <= value_line_bytes;
+
 template <class T, class Op>
 T value_reduce(value_kind kind, int root, const T& v, const Op& op,
                const std::source_location& where) {
   auto c = value_call_of<T, Op>(kind, root, 1);
+  if constexpr (value_fits_line<T>) {
+    value_line line;
+    if (value_line_exchange(c, &v, where, line)) {
+      if (kind == value_kind::reduce && mythread() != root) return v;
+      return value_fold<T>(line, threads(), op);
+    }
+  }
   if constexpr (value_combined_once<T>) {
     c.combine = &value_combine_fold<T, Op>;
     c.op_object = &op;
@@ -167,6 +181,12 @@ template <detail::collective_value T>
 [[nodiscard]] T broadcast(const T& v, int root,
                           std::source_location where = std::source_location::current()) {
   auto c = detail::value_call_of<T, void>(detail::value_kind::broadcast, root, 1);
+  if constexpr (detail::value_fits_line<T>) {
+    detail::value_line line;
+    if (detail::value_line_exchange(c, mythread() == root ? &v : nullptr, where, line)) {
+      return detail::value_load<T>(line.at(root));
+    }
+  }
   if constexpr (detail::value_combined_once<T>) {
     c.combine = &detail::value_combine_pick<T>;
     c.op_object = &root;
@@ -202,8 +222,14 @@ template <detail::collective_value T, class Op>
 requires detail::collective_op<Op, T>
 [[nodiscard]] T scan(const T& v, Op op,
                      std::source_location where = std::source_location::current()) {
-  const detail::value_view w = detail::value_exchange(
-      detail::value_call_of<T, Op>(detail::value_kind::scan, -1, 1), &v, nullptr, where);
+  const auto c = detail::value_call_of<T, Op>(detail::value_kind::scan, -1, 1);
+  if constexpr (detail::value_fits_line<T>) {
+    detail::value_line line;
+    if (detail::value_line_exchange(c, &v, where, line)) {
+      return detail::value_fold<T>(line, mythread() + 1, op);
+    }
+  }
+  const detail::value_view w = detail::value_exchange(c, &v, nullptr, where);
   return detail::value_fold<T>(w, mythread() + 1, op);
 }
 
@@ -213,8 +239,15 @@ template <detail::collective_value T, class Op>
 requires detail::collective_op<Op, T>
 [[nodiscard]] std::optional<T> exscan(
     const T& v, Op op, std::source_location where = std::source_location::current()) {
-  const detail::value_view w = detail::value_exchange(
-      detail::value_call_of<T, Op>(detail::value_kind::exscan, -1, 1), &v, nullptr, where);
+  const auto c = detail::value_call_of<T, Op>(detail::value_kind::exscan, -1, 1);
+  if constexpr (detail::value_fits_line<T>) {
+    detail::value_line line;
+    if (detail::value_line_exchange(c, &v, where, line)) {
+      if (mythread() == 0) return std::nullopt;
+      return detail::value_fold<T>(line, mythread(), op);
+    }
+  }
+  const detail::value_view w = detail::value_exchange(c, &v, nullptr, where);
   if (mythread() == 0) return std::nullopt;
   return detail::value_fold<T>(w, mythread(), op);
 }
@@ -241,8 +274,16 @@ void allgather(const T& v, std::type_identity_t<std::span<T>> out,
                        std::to_string(threads()) + ")",
                    where);
   }
-  const detail::value_view w = detail::value_exchange(
-      detail::value_call_of<T, void>(detail::value_kind::allgather, -1, 1), &v, nullptr, where);
+  const auto c = detail::value_call_of<T, void>(detail::value_kind::allgather, -1, 1);
+  if constexpr (detail::value_fits_line<T>) {
+    detail::value_line line;
+    if (detail::value_line_exchange(c, &v, where, line)) {
+      for (int t = 0; t < threads(); ++t)
+        std::memcpy(&out[static_cast<std::size_t>(t)], line.at(t), sizeof(T));
+      return;
+    }
+  }
+  const detail::value_view w = detail::value_exchange(c, &v, nullptr, where);
   for (int t = 0; t < threads(); ++t)
     std::memcpy(&out[static_cast<std::size_t>(t)], w.at(t), sizeof(T));
 }

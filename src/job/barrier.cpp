@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <climits>
+#include <cstring>
 
 #include <pgas/error.hpp>
 #include <pgas/sync.hpp>
@@ -174,7 +175,9 @@ void record_arrival(thread_record& me, const barrier_op& op) noexcept {
 // The bodies of barrier_arrive and barrier_complete, inlined into pgas::barrier (two calls,
 // their register saves and restores, are a measurable share of a 2-thread barrier on the
 // critical path from one thread's release to the other's next arrival).
-[[gnu::always_inline]] inline void arrive(job& j, const barrier_op& op) {
+[[gnu::always_inline]] inline void arrive(job& j, const barrier_op& op,
+                                          unsigned char* store_to = nullptr,
+                                          std::uint64_t value = 0) {
   thread_record& me = j.record(mythread());
 
   barrier_state& b = j.barrier;
@@ -195,6 +198,7 @@ void record_arrival(thread_record& me, const barrier_op& op) noexcept {
   std::uint64_t next = sense | pack(count, kind, op.has_id, op.id);
   const std::uint64_t mine = sense | pack(0, kind, op.has_id, op.id);
   bool published = false;
+  if (store_to != nullptr) std::memcpy(store_to, &value, sizeof value);
   for (;;) {
     // The last arriver of a phase without a `last` hook releases it in the same CAS: the
     // count goes back to 0 and the sense flips.
@@ -257,7 +261,12 @@ void record_arrival(thread_record& me, const barrier_op& op) noexcept {
   check_deadlock(j);
 }
 
-[[gnu::always_inline]] inline void complete(job& j) {
+[[gnu::always_inline]] inline void complete(job& j, const unsigned char* copy_from = nullptr,
+                                            unsigned char* copy_to = nullptr) {
+  // barrier_sync_line's copy, right at the release.
+  const auto copy_line = [copy_from, copy_to] {
+    if (copy_from != nullptr) std::memcpy(copy_to, copy_from, line_copy_bytes);
+  };
   thread_record& me = j.record(mythread());
   barrier_state& b = j.barrier;
   const std::uint32_t target = me.wait_generation + 1;
@@ -267,7 +276,9 @@ void record_arrival(thread_record& me, const barrier_op& op) noexcept {
   const auto released = [&b, pending] {
     return (b.arrivals.load(std::memory_order_seq_cst) & sense_bit) != pending;
   };
-  if (!released()) {
+  if (released()) {
+    copy_line();
+  } else {
     backoff bo(j.wait);
     if (j.threads <= arrival_spin_threads && !j.oversubscribed) {
       while (!released() && bo.step(b.arrivals)) {
@@ -287,6 +298,7 @@ void record_arrival(thread_record& me, const barrier_op& op) noexcept {
       }
       b.sleepers.fetch_sub(1, std::memory_order_relaxed);
     }
+    copy_line();
     if (me.blocked.kind.load(std::memory_order_relaxed) != wait_kind::none) {
       wait_graph_leave(j, mythread());
     }
@@ -315,6 +327,12 @@ void barrier_arrive(job& j, const barrier_op& op) {
 
 void barrier_complete(job& j) {
   complete(j);
+}
+
+void barrier_sync_line(job& j, const barrier_op& op, unsigned char* store_to, std::uint64_t value,
+                       const unsigned char* copy_from, unsigned char* copy_to) {
+  arrive(j, op, store_to, value);
+  complete(j, copy_from, copy_to);
 }
 
 void barrier_thread_returned(job& j, int thread) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <source_location>
 
@@ -64,13 +65,19 @@ struct barrier_state {
   // bits 0..19 count, 20..27 kind, 28 has_id, 32..63 id (see barrier.cpp).
   alignas(64) std::atomic<std::uint64_t> arrivals{0};
   std::atomic<std::uint32_t> sleepers{0};
-  // Bytes that travel in the arrival word's line, for jobs of up to line_values_threads
-  // threads: each thread may write its value of a value collective into its 8-byte slot
-  // (line_slot) right before its arrival CAS, which owns the line anyway; the last arriver reads
-  // every slot in its `last` hook, with the line still its own after its CAS, and writes the
-  // result (line_result) before the release. So a small job's allreduce moves the same cache
-  // lines as a barrier (src/job/value.cpp). The slots are read only by that hook, the result
-  // only between barrier_complete and the thread's next arrival.
+  // Bytes that travel in the arrival word's line, for the value collectives of small jobs
+  // (src/job/value.cpp), so that such an allreduce moves the same cache lines as a barrier:
+  // - Up to line_fold_threads threads: 8-byte slots by phase parity and thread
+  //   (line_fold_slot). A thread stores its value into its slot for the phase it arrives at
+  //   right before its arrival CAS, which must own the line anyway, and every thread reads
+  //   all of the phase's slots after its release. A slot is written again two phases later,
+  //   after every thread has arrived at the phase between, that is, after it read them.
+  // - Up to line_values_threads threads: the result at line_result and thread t's value at
+  //   line_slot(t). A thread that will not arrive last writes its value right before its
+  //   arrival CAS (barrier_op::publish); the last arriver reads every slot in its `last` hook,
+  //   with the line still its own after its CAS, and writes the result before the release.
+  //   The slots are read only by that hook, the result only between barrier_complete and the
+  //   thread's next arrival.
   alignas(8) unsigned char line_payload[48];
   alignas(64) std::atomic<std::uint32_t> generation{0};
   // Bytes that travel in the generation's cache line: the last arriver may write them in
@@ -82,8 +89,18 @@ struct barrier_state {
 
 static_assert(sizeof(barrier_state) == 128, "two cache lines: arrivals, generation");
 
-/// How many threads' 8-byte values fit beside the result in the arrival word's line.
+/// How many threads' 8-byte values fit twice (one set per phase parity) in the arrival word's
+/// line, and how many fit once beside a result.
+inline constexpr int line_fold_threads = 3;
 inline constexpr int line_values_threads = 5;
+
+/// What barrier_op::line_copy_from copies: one phase's set of fold slots.
+inline constexpr std::size_t line_copy_bytes = 8 * line_fold_threads;
+
+/// Thread t's value slot for phases of parity `parity`, in the arrival word's line.
+inline unsigned char* line_fold_slot(barrier_state& b, int parity, int t) noexcept {
+  return b.line_payload + 8 * (line_fold_threads * parity + t);
+}
 
 /// The result bytes, and thread t's value slot, in the arrival word's line.
 inline unsigned char* line_result(barrier_state& b) noexcept {
@@ -99,6 +116,17 @@ void barrier_arrive(job& j, const barrier_op& op);
 
 /// Waits for the phase this thread arrived at to complete (UPC wait).
 void barrier_complete(job& j);
+
+/// barrier_arrive then barrier_complete, in one call, moving bytes of the arrival word's line
+/// (the small value collectives, src/job/value.cpp): the thread stores the 8 bytes `value` at
+/// `store_to` right before its first arrival CAS, which drains the store with the ownership of
+/// the line it needs anyway (stored any earlier, the store would fetch the line on its own and
+/// a waiter spinning there would take it back before the CAS); and it copies line_copy_bytes
+/// bytes from `copy_from` to `copy_to` as soon as it sees the phase released (the last arriver
+/// right after its release), before another thread's next arrival can take the line away.
+/// Null `store_to` or `copy_from`: that part is skipped. The arguments travel in registers.
+void barrier_sync_line(job& j, const barrier_op& op, unsigned char* store_to, std::uint64_t value,
+                       const unsigned char* copy_from, unsigned char* copy_to);
 
 /// Called by a thread whose body returned: reports a deadlock if others wait for it.
 void barrier_thread_returned(job& j, int thread);

@@ -4,9 +4,11 @@
 // last arriver combines every slot (the header's combine function) into the barrier's payload,
 // which shares the generation's cache line, so the result reaches each waiter with the release
 // and costs it no extra transfer; otherwise each thread reads the slots after the barrier. In
-// jobs of up to five threads, values of at most 8 bytes skip the slots altogether: they travel
-// beside the arrival word (line_exchange), so that such an allreduce moves no more cache lines
-// than a barrier.
+// small jobs, values of at most 8 bytes skip the slots altogether: they travel beside the
+// arrival word, so that such an allreduce moves no more cache lines than a barrier. Up to three
+// threads, every thread stores its value there before it arrives and folds them all after the
+// release (fold_exchange); up to five, the last arriver combines them before the release
+// (line_exchange).
 //
 // The agreement text of a call ("type=double (8 bytes), count=1, op=std::plus<void>") is made
 // only when it differs from the thread's previous value collective: a loop of identical calls
@@ -63,8 +65,8 @@ bool same_call(const value_call& a, const value_call& b) noexcept {
          a.type == b.type && a.op == b.op;
 }
 
-const value_agreement& agreement_for(value_agreement& cache, const value_call& c) {
-  if (cache.valid && same_call(cache.call, c)) return cache;
+// The agreement text, hash and barrier of a call that differs from the thread's previous one.
+[[gnu::noinline]] void agree(value_agreement& cache, const value_call& c) {
   cache.text = fmt::format("type={} ({} bytes)", c.type, c.size);
   if (c.count != 1 || c.kind == value_kind::allreduce_span) {
     cache.text += fmt::format(", count={}", c.count);
@@ -73,7 +75,13 @@ const value_agreement& agreement_for(value_agreement& cache, const value_call& c
   if (c.op != nullptr) cache.text += fmt::format(", op={}", c.op);
   cache.hash = static_cast<std::int32_t>(agreement_hash(cache.text));
   cache.call = c;
+  const kind_info k = info(c.kind);
+  cache.op = barrier_op{k.kind, k.name, true, cache.hash, "arguments", {}, cache.text.c_str()};
   cache.valid = true;
+}
+
+value_agreement& agreement_for(value_agreement& cache, const value_call& c) {
+  if (!cache.valid || !same_call(cache.call, c)) agree(cache, c);
   return cache;
 }
 
@@ -168,6 +176,18 @@ value_view line_exchange(job& j, thread_record& rec, const value_call& c, const 
   return w;
 }
 
+// A call with a combine function in a small job: the line exchange, then this thread's own
+// combine of every value (value_line_exchange).
+value_view fold_exchange(job& j, const value_call& c, const void* data,
+                         const std::source_location& where) {
+  value_line line;
+  value_line_exchange(c, data, where, line);  // taken: value_exchange checked the same
+  const value_view w{j.values.get(), 0, false, nullptr, line.bytes};
+  unsigned char* result = j.values[static_cast<std::size_t>(mythread())].folded;
+  c.combine(w, result, c.op_object);
+  return value_view{j.values.get(), 0, false, result};
+}
+
 }  // namespace
 
 value_view value_exchange(const value_call& c, const void* data, const void* address,
@@ -183,8 +203,9 @@ value_view value_exchange(const value_call& c, const void* data, const void* add
   const int me = mythread();
   thread_record& rec = j.record(me);
   const std::size_t bytes = c.size * c.count;
-  if (c.combine != nullptr && bytes <= 8 && j.threads <= line_values_threads) {
-    return line_exchange(j, rec, c, k, data, bytes, where);
+  if (c.combine != nullptr && bytes <= 8) {
+    if (j.threads <= value_line_threads) return fold_exchange(j, c, data, where);
+    if (j.threads <= line_values_threads) return line_exchange(j, rec, c, k, data, bytes, where);
   }
   const int parity = static_cast<int>(rec.value_collectives++ & 1);
   value_slot& s = j.values[static_cast<std::size_t>(me)].slot[parity];
@@ -210,6 +231,50 @@ value_view value_exchange(const value_call& c, const void* data, const void* add
   __builtin_prefetch(j.values[static_cast<std::size_t>(me)].slot[parity ^ 1].bytes, 1, 3);
   if (c.combine != nullptr) w.result = j.barrier.payload;
   return w;
+}
+
+// A job of up to value_line_threads threads, at most 8 bytes a thread: the thread stores its
+// value into its slot for this phase in the arrival word's line right before it arrives (the
+// arrival CAS fetches that line to own it anyway, so the store costs no transfer of its own),
+// and copies every slot out as soon as it sees the release, before another thread's next
+// arrival can take the line away. The last arriver releases the phase in its arrival CAS as at
+// a plain barrier, and a waiter finds every value in the line it spun on, so the exchange moves
+// exactly a barrier's cache lines and puts nothing between the last arrival and the release.
+// The slots alternate by phase parity: those of phase g are written again at phase g+2, which
+// no thread reaches before every thread has left phase g+1, after copying them.
+//
+// Its work is on a small allreduce's critical path twice (the waiter's return and the arriver's
+// call), so it is kept short: the call's barrier is kept beside the agreement text, and a call
+// like the thread's previous one only fills in its source location and passes the line's
+// addresses in registers.
+bool value_line_exchange(const value_call& c, const void* data, const std::source_location& where,
+                         value_line& out) {
+  static_assert(value_line_threads == line_fold_threads && value_line_bytes == 8);
+  job* j = job_current();
+  if (j == nullptr || j->threads > value_line_threads || c.size * c.count > value_line_bytes ||
+      c.root >= j->threads ||
+      (c.root < 0 && (c.kind == value_kind::broadcast || c.kind == value_kind::reduce))) {
+    return false;
+  }
+  const int me = mythread();
+  thread_record& rec = j->record(me);
+  barrier_op& op = agreement_for(rec.value_args, c).op;
+  op.where = where;
+  barrier_state& b = j->barrier;
+  const int parity = static_cast<int>(rec.wait_generation & 1);
+  std::uint64_t value = 0;
+  unsigned char* store_to = nullptr;
+  if (data != nullptr) {
+    store_to = line_fold_slot(b, parity, me);
+    const std::size_t bytes = c.size * c.count;
+    if (bytes == sizeof value) {
+      std::memcpy(&value, data, sizeof value);
+    } else {
+      std::memcpy(&value, data, bytes);
+    }
+  }
+  barrier_sync_line(*j, op, store_to, value, line_fold_slot(b, parity, 0), out.bytes);
+  return true;
 }
 
 void* value_scratch(std::size_t bytes) {

@@ -37,6 +37,9 @@ struct value_slots {
   value_slot slot[2];
   unsigned char* scratch = nullptr;
   std::size_t scratch_bytes = 0;
+  // The result of a small job's small-value collective, which every thread combines itself
+  // (src/job/value.cpp); read by the owner only.
+  alignas(8) unsigned char folded[8];
 
   value_slots() = default;
   value_slots(const value_slots&) = delete;
@@ -104,6 +107,28 @@ inline constexpr std::size_t value_result_bytes = 56;
 /// and waits. Outside a job: misuse (pgas::usage_error).
 PGAS_API value_view value_exchange(const value_call& c, const void* data, const void* address,
                                    const std::source_location& where);
+
+/// Values of at most value_line_bytes bytes, in jobs of at most value_line_threads threads,
+/// travel beside the barrier's arrival word instead of in the slots: every thread stores its
+/// value there right before its arrival and copies every thread's value out right at the
+/// release, so the exchange moves exactly a barrier's cache lines (src/job/value.cpp).
+inline constexpr std::size_t value_line_bytes = 8;
+inline constexpr int value_line_threads = 3;
+
+/// Every thread's value of one such exchange: thread t's at at(t).
+struct value_line {
+  alignas(8) unsigned char bytes[value_line_bytes * value_line_threads];
+  const void* at(int t) const noexcept { return bytes + value_line_bytes * t; }
+};
+
+/// The small jobs' exchange: for a call of at most value_line_bytes in all (c.size * c.count)
+/// in a job of at most value_line_threads threads, what value_exchange does (the same checks,
+/// agreement and barrier), with every thread's value copied into `out`, then true. `data`
+/// null: this thread contributes nothing (its bytes in `out` are undefined). Returns false,
+/// having done nothing, in any other case (a larger job, no job, a root out of range): call
+/// value_exchange then, which also reports the misuse.
+PGAS_API bool value_line_exchange(const value_call& c, const void* data,
+                                  const std::source_location& where, value_line& out);
 
 /// This thread's scratch buffer of at least `bytes` bytes, owned by the job: for the span
 /// forms, which publish it in their second exchange.

@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <thread>
 #include <vector>
 
 #include <pgas/collectives.hpp>
@@ -94,6 +95,15 @@ TEST_CASE("allreduce, scan and exscan combine in thread order", "[collectives]")
 // (the last arriver combines them there); wider values and larger jobs use the slots. Calls of
 // both kinds alternate here, at sizes 1, 4 and 8 bytes, with every root, across the 5/6-thread
 // boundary, so that a slot overwritten too early or a result read late shows up.
+// The left fold of (t + round) for threads [0, end) with `op`.
+template <class Op>
+std::int64_t digits_of(int end, int round, Op op) {
+  std::int64_t acc = round;
+  for (int t = 1; t < end; ++t)
+    acc = op(acc, std::int64_t{t + round});
+  return acc;
+}
+
 TEST_CASE("small values beside the arrival word, mixed with slot exchanges", "[collectives]") {
   for (int n = 1; n <= 7; ++n) {
     CAPTURE(n);
@@ -123,6 +133,17 @@ TEST_CASE("small values beside the arrival word, mixed with slot exchanges", "[c
         ok &= pgas::broadcast(1000 * root + round, root) == 1000 * root + round;
         const double r = pgas::reduce(0.5 * me, std::plus<>{}, root);
         ok &= me != root || r == 0.25 * n * (n - 1);
+        // Scans and allgather of small values take the line too in jobs of up to three
+        // threads; a thread that yields now and then makes the others run a phase ahead, into
+        // the other parity's slots.
+        if ((round + me) % 5 == 0) std::this_thread::yield();
+        ok &= pgas::scan(std::int64_t{me + round}, shift) == digits_of(me + 1, round, shift);
+        const std::optional<short> before = pgas::exscan(short(me + 1), std::plus<>{});
+        ok &= me == 0 ? !before : *before == me * (me + 1) / 2;
+        std::vector<float> all(static_cast<std::size_t>(n));
+        pgas::allgather(float(me + round), std::span(all));
+        for (int t = 0; t < n; ++t)
+          ok &= all[static_cast<std::size_t>(t)] == float(t + round);
       }
       return ok;
     });

@@ -139,8 +139,12 @@ inline constexpr bool value_combined_once = sizeof(T) <= value_result_bytes;
 
 template <class T, class Op>
 value_call value_call_of(value_kind kind, int root, std::size_t count) {
-  return value_call{kind,  root,         sizeof(T),
-                    count, name_of<T>(), std::is_void_v<Op> ? nullptr : name_of<Op>()};
+  return value_call{.kind = kind,
+                    .size = sizeof(T),
+                    .type = name_of<T>(),
+                    .root = root,
+                    .count = count,
+                    .op = std::is_void_v<Op> ? nullptr : name_of<Op>()};
 }
 
 // reduce and allreduce: the exchange of `v`, then the left fold of every thread's value (the

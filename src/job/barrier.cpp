@@ -265,7 +265,16 @@ void record_arrival(thread_record& me, const barrier_op& op) noexcept {
                                             unsigned char* copy_to = nullptr) {
   // barrier_sync_line's copy, right at the release.
   const auto copy_line = [copy_from, copy_to] {
-    if (copy_from != nullptr) std::memcpy(copy_to, copy_from, line_copy_bytes);
+    if (copy_from != nullptr) {
+      // Slot by slot, in 8-byte moves: the caller reads the slots back one by one, and a load
+      // is forwarded from a store of the same width at once.
+      for (std::size_t i = 0; i < line_copy_bytes; i += 8) {
+        std::uint64_t slot;
+        std::memcpy(&slot, copy_from + i, 8);
+        asm("" : "+r"(slot));
+        std::memcpy(copy_to + i, &slot, 8);
+      }
+    }
   };
   thread_record& me = j.record(mythread());
   barrier_state& b = j.barrier;

@@ -83,12 +83,18 @@ struct value_view {
 };
 
 /// What every thread must pass alike (checked in the barrier), and what it publishes.
+// The field order is about how the runtime reads a call that the caller has just written.
+// A load is forwarded from the store buffer only when one store covers it, and a stall
+// otherwise costs more than the rest of a small allreduce: so no two small fields that the
+// runtime compares are adjacent (a compiler would read them with one wider load spanning
+// two stores), and constants alternate with loaded values (a compiler would write two
+// adjacent constants with one 16-byte store, whose upper half an 8-byte load cannot take).
 struct value_call {
   value_kind kind;
-  int root;           // broadcast and reduce; -1 for the others
   std::size_t size;   // sizeof(T)
-  std::size_t count;  // elements per thread
   const char* type;   // T's name
+  int root;           // broadcast and reduce; -1 for the others
+  std::size_t count;  // elements per thread
   const char* op;     // the operation's name; null for broadcast and allgather
   // Optional, for results of at most value_result_bytes: run once, by the last thread to
   // arrive, after every thread has published and before any leaves, to write the result into

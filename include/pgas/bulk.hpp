@@ -30,37 +30,61 @@
 
 namespace pgas {
 
+namespace detail {
+
+// The four copies, with the names their reports give the shared side ("pgas::memget source",
+// "upc_memget source": pgas/upc.hpp calls them with the UPC names).
+inline void bulk_get(void* dst, sptr<const void> src, std::size_t n, const char* src_what,
+                     const std::source_location& where) noexcept(!config::bounds_check) {
+  check_bulk(src, n, src_what, where);
+  if (n != 0) std::memcpy(dst, src.get(), n);
+}
+inline void bulk_put(sptr<void> dst, const void* src, std::size_t n, const char* dst_what,
+                     const std::source_location& where) noexcept(!config::bounds_check) {
+  check_bulk(dst, n, dst_what, where);
+  if (n != 0) std::memcpy(dst.get(), src, n);
+}
+inline void bulk_copy(sptr<void> dst, sptr<const void> src, std::size_t n, const char* src_what,
+                      const char* dst_what,
+                      const std::source_location& where) noexcept(!config::bounds_check) {
+  check_bulk(src, n, src_what, where);
+  check_bulk(dst, n, dst_what, where);
+  if (n != 0) std::memcpy(dst.get(), src.get(), n);
+}
+inline void bulk_set(sptr<void> dst, int c, std::size_t n, const char* dst_what,
+                     const std::source_location& where) noexcept(!config::bounds_check) {
+  check_bulk(dst, n, dst_what, where);
+  if (n != 0) std::memset(dst.get(), c, n);
+}
+
+}  // namespace detail
+
 /// UPC upc_memget: n bytes from shared `src` to private `dst`.
 inline void memget(
     void* dst, sptr<const void> src, std::size_t n,
     std::source_location where = std::source_location::current()) noexcept(!config::bounds_check) {
-  detail::check_bulk(src, n, "pgas::memget source", where);
-  if (n != 0) std::memcpy(dst, src.get(), n);
+  detail::bulk_get(dst, src, n, "pgas::memget source", where);
 }
 
 /// UPC upc_memput: n bytes from private `src` to shared `dst`.
 inline void memput(
     sptr<void> dst, const void* src, std::size_t n,
     std::source_location where = std::source_location::current()) noexcept(!config::bounds_check) {
-  detail::check_bulk(dst, n, "pgas::memput destination", where);
-  if (n != 0) std::memcpy(dst.get(), src, n);
+  detail::bulk_put(dst, src, n, "pgas::memput destination", where);
 }
 
 /// UPC upc_memcpy: n bytes from shared `src` to shared `dst` (the ranges must not overlap).
 inline void memcpy(
     sptr<void> dst, sptr<const void> src, std::size_t n,
     std::source_location where = std::source_location::current()) noexcept(!config::bounds_check) {
-  detail::check_bulk(src, n, "pgas::memcpy source", where);
-  detail::check_bulk(dst, n, "pgas::memcpy destination", where);
-  if (n != 0) std::memcpy(dst.get(), src.get(), n);
+  detail::bulk_copy(dst, src, n, "pgas::memcpy source", "pgas::memcpy destination", where);
 }
 
 /// UPC upc_memset: n bytes of shared `dst` set to (unsigned char) c.
 inline void memset(
     sptr<void> dst, int c, std::size_t n,
     std::source_location where = std::source_location::current()) noexcept(!config::bounds_check) {
-  detail::check_bulk(dst, n, "pgas::memset destination", where);
-  if (n != 0) std::memset(dst.get(), c, n);
+  detail::bulk_set(dst, c, n, "pgas::memset destination", where);
 }
 
 }  // namespace pgas

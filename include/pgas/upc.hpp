@@ -199,16 +199,19 @@ inline void upc_all_lock_free(upc_lock_t* l,
 }
 /// upc_lock: pgas::lock_t::lock.
 inline void upc_lock(upc_lock_t* l, std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_lock", "pgas::lock_t::lock");
   pgas::detail::upc_lock_of(l).lock(where);
 }
 /// upc_lock_attempt: pgas::lock_t::try_lock; 1 when the lock was taken, else 0.
 inline int upc_lock_attempt(upc_lock_t* l,
                             std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_lock_attempt", "pgas::lock_t::try_lock");
   return pgas::detail::upc_lock_of(l).try_lock(where) ? 1 : 0;
 }
 /// upc_unlock: pgas::lock_t::unlock.
 inline void upc_unlock(upc_lock_t* l,
                        std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_unlock", "pgas::lock_t::unlock");
   pgas::detail::upc_lock_of(l).unlock(where);
 }
 
@@ -329,22 +332,22 @@ constexpr std::size_t upc_elemsizeof(const A& a) noexcept {
 /// upc_memcpy: pgas::memcpy.
 inline void upc_memcpy(pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t n,
                        std::source_location where = std::source_location::current()) {
-  pgas::memcpy(dst, src, n, where);
+  pgas::detail::bulk_copy(dst, src, n, "upc_memcpy source", "upc_memcpy destination", where);
 }
 /// upc_memget: pgas::memget.
 inline void upc_memget(void* dst, pgas::sptr<const void> src, std::size_t n,
                        std::source_location where = std::source_location::current()) {
-  pgas::memget(dst, src, n, where);
+  pgas::detail::bulk_get(dst, src, n, "upc_memget source", where);
 }
 /// upc_memput: pgas::memput.
 inline void upc_memput(pgas::sptr<void> dst, const void* src, std::size_t n,
                        std::source_location where = std::source_location::current()) {
-  pgas::memput(dst, src, n, where);
+  pgas::detail::bulk_put(dst, src, n, "upc_memput destination", where);
 }
 /// upc_memset: pgas::memset.
 inline void upc_memset(pgas::sptr<void> dst, int c, std::size_t n,
                        std::source_location where = std::source_location::current()) {
-  pgas::memset(dst, c, n, where);
+  pgas::detail::bulk_set(dst, c, n, "upc_memset destination", where);
 }
 
 // ---- Operations and flags shared by the collectives and atomics (upc_types.h) -------------------
@@ -541,54 +544,64 @@ inline constexpr pgas::complete_handle_t UPC_COMPLETE_HANDLE{};
 [[nodiscard]] inline upc_handle_t upc_memcpy_nb(
     pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t n,
     std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_memcpy_nb", "pgas::memcpy_nb");
   return pgas::memcpy_nb(dst, src, n, where);
 }
 /// upc_memget_nb: pgas::memget_nb.
 [[nodiscard]] inline upc_handle_t upc_memget_nb(
     void* dst, pgas::sptr<const void> src, std::size_t n,
     std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_memget_nb", "pgas::memget_nb");
   return pgas::memget_nb(dst, src, n, where);
 }
 /// upc_memput_nb: pgas::memput_nb.
 [[nodiscard]] inline upc_handle_t upc_memput_nb(
     pgas::sptr<void> dst, const void* src, std::size_t n,
     std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_memput_nb", "pgas::memput_nb");
   return pgas::memput_nb(dst, src, n, where);
 }
 /// upc_memset_nb: pgas::memset_nb.
 [[nodiscard]] inline upc_handle_t upc_memset_nb(
     pgas::sptr<void> dst, int c, std::size_t n,
     std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_memset_nb", "pgas::memset_nb");
   return pgas::memset_nb(dst, c, n, where);
 }
 /// upc_sync: pgas::sync.
 inline void upc_sync(upc_handle_t& h,
                      std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_sync", "pgas::sync");
   pgas::sync(h, where);
 }
 /// upc_sync_attempt: pgas::test; 1 when the transfer is complete, else 0.
 [[nodiscard]] inline int upc_sync_attempt(
     upc_handle_t& h, std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_sync_attempt", "pgas::test");
   return pgas::test(h, where) ? 1 : 0;
 }
 /// upc_memcpy_nbi: pgas::memcpy_nbi.
 inline void upc_memcpy_nbi(pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t n,
                            std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_memcpy_nbi", "pgas::memcpy_nbi");
   pgas::memcpy_nbi(dst, src, n, where);
 }
 /// upc_memget_nbi: pgas::memget_nbi.
 inline void upc_memget_nbi(void* dst, pgas::sptr<const void> src, std::size_t n,
                            std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_memget_nbi", "pgas::memget_nbi");
   pgas::memget_nbi(dst, src, n, where);
 }
 /// upc_memput_nbi: pgas::memput_nbi.
 inline void upc_memput_nbi(pgas::sptr<void> dst, const void* src, std::size_t n,
                            std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_memput_nbi", "pgas::memput_nbi");
   pgas::memput_nbi(dst, src, n, where);
 }
 /// upc_memset_nbi: pgas::memset_nbi.
 inline void upc_memset_nbi(pgas::sptr<void> dst, int c, std::size_t n,
                            std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_memset_nbi", "pgas::memset_nbi");
   pgas::memset_nbi(dst, c, n, where);
 }
 /// upc_synci: pgas::synci.

@@ -6,12 +6,6 @@
 
 namespace pgas::detail {
 
-namespace {
-thread_local constinit upc_call tls_upc_call;
-}  // namespace
-
-upc_call& current_upc_call() noexcept {
-  return tls_upc_call;
-}
+thread_local constinit upc_call tls_upc_call __attribute__((tls_model("initial-exec")));
 
 }  // namespace pgas::detail

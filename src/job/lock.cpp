@@ -11,6 +11,7 @@
 
 #include <deque>
 #include <mutex>
+#include <string_view>
 
 #include <pgas/detail/identity.hpp>
 #include <pgas/detail/upc_call.hpp>
@@ -69,10 +70,17 @@ void pool_put(lock_state* s) {
   p.freed.push_back(s);
 }
 
+// `what` names the call; reports show the UPC name when a UPC function is the caller
+// (pgas/detail/upc_call.hpp), looked up only when there is something to report.
 lock_state& checked(lock_state* s, const std::source_location& where, const char* what) {
-  if (s == nullptr) misuse(fmt::format("{} on a null pgas::lock_t", what), where);
+  if (s == nullptr) {
+    const std::string_view name = shown_name(what);
+    misuse(fmt::format("{} on a null {}", name,
+                       name.starts_with("upc_") ? "upc_lock_t*" : "pgas::lock_t"),
+           where);
+  }
   if (!s->live.load(std::memory_order_acquire)) {
-    misuse(fmt::format("{} on a lock that was freed", what), where);
+    misuse(fmt::format("{} on a lock that was freed", shown_name(what)), where);
   }
   return *s;
 }
@@ -125,10 +133,9 @@ void lock_t::lock(std::source_location where) {
   detail::lock_state& s = checked(state_, where, "pgas::lock_t::lock");
   const int me = mythread();
   if (s.holder.load(std::memory_order_relaxed) == me) {
-    detail::misuse(
-        "pgas::lock_t::lock on a lock this thread already holds "
-        "(it would deadlock)",
-        where);
+    detail::misuse(fmt::format("{} on a lock this thread already holds (it would deadlock)",
+                               detail::shown_name("pgas::lock_t::lock")),
+                   where);
   }
   std::uint32_t c = 0;
   if (!s.word.compare_exchange_strong(c, 1, std::memory_order_seq_cst)) {
@@ -151,10 +158,10 @@ void lock_t::unlock(std::source_location where) {
   detail::lock_state& s = checked(state_, where, "pgas::lock_t::unlock");
   const int holder = s.holder.load(std::memory_order_relaxed);
   if (holder != mythread()) {
-    detail::misuse(holder < 0 ? std::string("pgas::lock_t::unlock on a lock no thread holds")
-                              : fmt::format("pgas::lock_t::unlock on a lock held by thread {}, "
-                                            "not by this thread",
-                                            holder),
+    const char* name = detail::shown_name("pgas::lock_t::unlock");
+    detail::misuse(holder < 0 ? fmt::format("{} on a lock no thread holds", name)
+                              : fmt::format("{} on a lock held by thread {}, not by this thread",
+                                            name, holder),
                    where);
   }
   s.holder.store(-1, std::memory_order_relaxed);

@@ -22,6 +22,7 @@
 
 #include <pgas/detail/bulk_check.hpp>
 #include <pgas/detail/identity.hpp>
+#include <pgas/detail/upc_call.hpp>
 
 #include "src/base/faults.hpp"
 #include "src/base/os.hpp"
@@ -284,59 +285,87 @@ void nb_discard(nb_op* op) noexcept {
 
 }  // namespace detail
 
+namespace {
+
+// The names a transfer's reports give: the pgas function's, or the UPC function's when a
+// function of pgas/upc.hpp called it (pgas/detail/upc_call.hpp).
+struct copy_names {
+  const char* name;
+  const char* source;
+  const char* destination;
+};
+
+copy_names shown(const copy_names& pgas_names, const copy_names& upc_names) noexcept {
+  return detail::shown_name(pgas_names.name) == pgas_names.name ? pgas_names : upc_names;
+}
+
+// Both spellings of the names of the transfer `fn` ("memcpy_nb").
+#define PGAS_COPY_NAMES(fn)                                                                \
+  copy_names{"pgas::" fn, "pgas::" fn " source", "pgas::" fn " destination"}, copy_names { \
+    "upc_" fn, "upc_" fn " source", "upc_" fn " destination"                               \
+  }
+
+}  // namespace
+
 nb_handle memcpy_nb(sptr<void> dst, sptr<const void> src, std::size_t n,
                     std::source_location where) {
-  return nb_handle::from_op(detail::start_copy(dst, src, n, false, "pgas::memcpy_nb",
-                                               "pgas::memcpy_nb source",
-                                               "pgas::memcpy_nb destination", where));
+  const copy_names c = shown(PGAS_COPY_NAMES("memcpy_nb"));
+  return nb_handle::from_op(
+      detail::start_copy(dst, src, n, false, c.name, c.source, c.destination, where));
 }
 
 nb_handle memget_nb(void* dst, sptr<const void> src, std::size_t n, std::source_location where) {
-  return nb_handle::from_op(detail::start_get(dst, src, n, false, "pgas::memget_nb",
-                                              "pgas::memget_nb source",
-                                              "pgas::memget_nb destination", where));
+  const copy_names c = shown(PGAS_COPY_NAMES("memget_nb"));
+  return nb_handle::from_op(
+      detail::start_get(dst, src, n, false, c.name, c.source, c.destination, where));
 }
 
 nb_handle memput_nb(sptr<void> dst, const void* src, std::size_t n, std::source_location where) {
-  return nb_handle::from_op(detail::start_put(dst, src, n, false, "pgas::memput_nb",
-                                              "pgas::memput_nb source",
-                                              "pgas::memput_nb destination", where));
+  const copy_names c = shown(PGAS_COPY_NAMES("memput_nb"));
+  return nb_handle::from_op(
+      detail::start_put(dst, src, n, false, c.name, c.source, c.destination, where));
 }
 
 nb_handle memset_nb(sptr<void> dst, int c, std::size_t n, std::source_location where) {
+  const copy_names names = shown(PGAS_COPY_NAMES("memset_nb"));
   return nb_handle::from_op(
-      detail::start_set(dst, c, n, false, "pgas::memset_nb", "pgas::memset_nb destination", where));
+      detail::start_set(dst, c, n, false, names.name, names.destination, where));
 }
 
 void memcpy_nbi(sptr<void> dst, sptr<const void> src, std::size_t n, std::source_location where) {
-  detail::start_copy(dst, src, n, true, "pgas::memcpy_nbi", "pgas::memcpy_nbi source",
-                     "pgas::memcpy_nbi destination", where);
+  const copy_names c = shown(PGAS_COPY_NAMES("memcpy_nbi"));
+  detail::start_copy(dst, src, n, true, c.name, c.source, c.destination, where);
 }
 
 void memget_nbi(void* dst, sptr<const void> src, std::size_t n, std::source_location where) {
-  detail::start_get(dst, src, n, true, "pgas::memget_nbi", "pgas::memget_nbi source",
-                    "pgas::memget_nbi destination", where);
+  const copy_names c = shown(PGAS_COPY_NAMES("memget_nbi"));
+  detail::start_get(dst, src, n, true, c.name, c.source, c.destination, where);
 }
 
 void memput_nbi(sptr<void> dst, const void* src, std::size_t n, std::source_location where) {
-  detail::start_put(dst, src, n, true, "pgas::memput_nbi", "pgas::memput_nbi source",
-                    "pgas::memput_nbi destination", where);
+  const copy_names c = shown(PGAS_COPY_NAMES("memput_nbi"));
+  detail::start_put(dst, src, n, true, c.name, c.source, c.destination, where);
 }
 
 void memset_nbi(sptr<void> dst, int c, std::size_t n, std::source_location where) {
-  detail::start_set(dst, c, n, true, "pgas::memset_nbi", "pgas::memset_nbi destination", where);
+  const copy_names names = shown(PGAS_COPY_NAMES("memset_nbi"));
+  detail::start_set(dst, c, n, true, names.name, names.destination, where);
 }
 
 void sync(nb_handle& h, std::source_location where) {
   if (h == complete_handle) return;
-  detail::nb_op* op = detail::owned_op(h, "pgas::sync()", where);
+  constexpr const char* name = "pgas::sync";
+  detail::nb_op* op =
+      detail::owned_op(h, detail::shown_name(name) == name ? "pgas::sync()" : "upc_sync()", where);
   detail::nb_op_finish(*op);
   detail::complete(h, op);
 }
 
 bool test(nb_handle& h, std::source_location where) {
   if (h == complete_handle) return true;
-  detail::nb_op* op = detail::owned_op(h, "pgas::test()", where);
+  constexpr const char* name = "pgas::test";
+  detail::nb_op* op = detail::owned_op(
+      h, detail::shown_name(name) == name ? "pgas::test()" : "upc_sync_attempt()", where);
   if (!detail::nb_op_complete(*op)) return false;
   detail::complete(h, op);
   return true;
@@ -363,6 +392,8 @@ bool testi(std::source_location) {
   });
   return t->implicit.empty();
 }
+
+#undef PGAS_COPY_NAMES
 
 std::size_t nb_threshold() noexcept {
   const detail::job* j = detail::job_current();

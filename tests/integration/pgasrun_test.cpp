@@ -1485,12 +1485,15 @@ TEST_CASE("upc_misuse: misuse through <pgas/upc.hpp> names the UPC call", "[faul
     const char* what;  // what the report says
   };
   for (const upc_case c :
-       {upc_case{"barrier_mismatch", -1, "barrier"}, upc_case{"relock", 1, "already holds"},
+       {upc_case{"barrier_mismatch", -1, "barrier"},
+        upc_case{"relock", 1, "upc_lock on a lock this thread already holds"},
         upc_case{"free_array", 1, "upc_free takes only a pointer that upc_alloc"},
         upc_case{"all_free_array", -1,
                  "upc_all_free of a pointer that upc_all_alloc or upc_global_alloc did not return"},
         upc_case{"reduce_op", -1, "upc_all_reduceI: operation"},
-        upc_case{"reduce_mismatch", -1, "upc_all_reduceI("}}) {
+        upc_case{"reduce_mismatch", -1, "upc_all_reduceI("},
+        upc_case{"unlock_unheld", 1, "upc_unlock on a lock no thread holds"},
+        upc_case{"nb_null", 1, "upc_memget_nb source is the null pointer-to-shared"}}) {
     const int line = line_of("upc_misuse", std::string("@upc:") + c.mode);
     for (int n : {2, 3}) {
       const result r = launch_program(n, "upc_misuse", {c.mode});

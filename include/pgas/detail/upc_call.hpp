@@ -17,8 +17,16 @@ struct upc_call {
   const char* pgas_name = nullptr;
 };
 
-/// This thread's current UPC call (the runtime keeps one per thread).
-PGAS_API upc_call& current_upc_call() noexcept;
+/// This thread's current UPC call (src/base/upc_call.cpp). Initial-exec, as the thread's
+/// identity: a scope costs a few moves, which the per-call wrappers (upc_lock, upc_memget)
+/// can afford.
+PGAS_API extern thread_local constinit upc_call tls_upc_call
+    __attribute__((tls_model("initial-exec")));
+
+/// This thread's current UPC call.
+inline upc_call& current_upc_call() noexcept {
+  return tls_upc_call;
+}
 
 /// Marks the calling thread as inside UPC function `upc_name`, which maps to `pgas_name`, for
 /// its lifetime (nested scopes restore the outer one).

@@ -3,9 +3,11 @@
 // is barrier_mismatch (thread 1 in upc_barrier(2) while the others are in upc_barrier(1)),
 // relock (thread 1 calls upc_lock on a lock it holds), free_array (thread 1 calls upc_free on
 // a shared array's element), all_free_array (every thread calls upc_all_free on one),
-// reduce_op (every thread passes an operation of the atomics, UPC_FADD, to upc_all_reduceI)
-// or reduce_mismatch (thread 1 passes upc_all_reduceI another element count; the report names
-// upc_all_reduceI, as the program spells it).
+// reduce_op (every thread passes an operation of the atomics, UPC_FADD, to upc_all_reduceI),
+// reduce_mismatch (thread 1 passes upc_all_reduceI another element count; the report names
+// upc_all_reduceI, as the program spells it), unlock_unheld (thread 1 calls upc_unlock on a
+// lock no thread holds) or nb_null (thread 1 starts upc_memget_nb from the null
+// pointer-to-shared).
 // The job must end with status 1 naming the call at the MODE's marker.
 #include <string>
 
@@ -39,6 +41,14 @@ int main(int argc, char** argv) {
                       UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
     } else if (mode == "reduce_op") {
       upc_all_reduceI(a.ptr(0), a.ptr(0), UPC_FADD, 1, 1, nullptr, 0);  // @upc:reduce_op
+    } else if (mode == "unlock_unheld") {
+      if (MYTHREAD == 1) upc_unlock(l);  // @upc:unlock_unheld
+    } else if (mode == "nb_null") {
+      if (MYTHREAD == 1) {
+        int x = 0;
+        upc_handle_t h = upc_memget_nb(&x, pgas::sptr<const void>(), sizeof x);  // @upc:nb_null
+        upc_sync(h);
+      }
     }
     upc_barrier;
     if (MYTHREAD == 0) upc_lock_free(l);

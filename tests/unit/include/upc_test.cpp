@@ -355,6 +355,37 @@ TEST_CASE(
   REQUIRE(rc == 0);
 }
 
+TEST_CASE("UPC bulk copies, non-blocking copies and locks are reported by their UPC names",
+          "[upc]") {
+  char buf[8] = {};
+  const pgas::sptr<const void> null_src;
+  const pgas::sptr<void> null_dst;
+  if constexpr (pgas::config::bounds_check) {
+    REQUIRE_THROWS_WITH(upc_memget(buf, null_src, 4), Catch::Contains("upc_memget source"));
+    REQUIRE_THROWS_WITH(upc_memput(null_dst, buf, 4), Catch::Contains("upc_memput destination"));
+    REQUIRE_THROWS_WITH(upc_memset(null_dst, 0, 4), Catch::Contains("upc_memset destination"));
+    REQUIRE_THROWS_WITH(upc_memcpy(null_dst, null_src, 4), Catch::Contains("upc_memcpy source"));
+    REQUIRE_THROWS_WITH(pgas::memget(buf, null_src, 4), Catch::Contains("pgas::memget source"));
+  }
+  REQUIRE_THROWS_WITH(upc_lock(nullptr), Catch::Contains("upc_lock on a null upc_lock_t*"));
+  REQUIRE_THROWS_WITH(upc_unlock(nullptr), Catch::Contains("upc_unlock on a null upc_lock_t*"));
+  REQUIRE_THROWS_WITH(upc_lock_attempt(nullptr), Catch::Contains("upc_lock_attempt on a null"));
+  // The name does not outlive the call.
+  REQUIRE_THROWS_WITH(pgas::lock_t{}.lock(), Catch::Contains("pgas::lock_t::lock on a null "
+                                                             "pgas::lock_t"));
+  // The non-blocking forms.
+  REQUIRE_THROWS_WITH(upc_memget_nb(buf, null_src, 4),
+                      Catch::Contains("upc_memget_nb called outside pgas::run()"));
+  REQUIRE_THROWS_WITH(upc_memcpy_nb(null_dst, null_src, 4),
+                      Catch::Contains("upc_memcpy_nb called outside pgas::run()"));
+  REQUIRE_THROWS_WITH(upc_memput_nbi(null_dst, buf, 4),
+                      Catch::Contains("upc_memput_nbi called outside pgas::run()"));
+  REQUIRE_THROWS_WITH(upc_memset_nbi(null_dst, 0, 4),
+                      Catch::Contains("upc_memset_nbi called outside pgas::run()"));
+  REQUIRE_THROWS_WITH(pgas::memget_nbi(buf, null_src, 4),
+                      Catch::Contains("pgas::memget_nbi called outside pgas::run()"));
+}
+
 TEST_CASE("the UPC atomics: domains, strict and relaxed operations", "[upc]") {
   const int rc = pgas::run(test_job(3), 0, nullptr, [] {
     int bad = 0;

@@ -29,17 +29,20 @@
 //     a function every thread runs, is one). A disagreement ends the job with status 1 and a
 //     message naming each thread's call, its arguments and file:line. Only the value
 //     contributed and exscan's init may differ between threads.
-//   * Errors (pgas/error.hpp): a root outside [0, THREADS), and allgather's `out` not of
-//     THREADS elements, are misuse, naming the call. Outside a job every call is misuse and
-//     throws pgas::usage_error (there is no one to combine with).
+//   * Errors (pgas/error.hpp): a root outside [0, THREADS), allgather's `out` not of THREADS
+//     elements, and a call between pgas::notify() and its pgas::wait() are misuse, naming the
+//     call. Outside a job every call is misuse and throws pgas::usage_error (there is no one
+//     to combine with).
 //   * Memory ordering: each call contains a pgas::barrier (the span form two), with its
 //     ordering: what any thread did before its call happens-before what every thread does
 //     after its call returns.
 //   * Thread safety: each call acts for the calling thread. `op` is called on copies of the
 //     values, by the calling thread or by another thread of the job with that thread's `op`
-//     (the last to arrive combines small results for all): it must give the same result
-//     whichever thread calls it, must not call pgas collectives itself, and must not throw
-//     (an exception from it ends the job, as an uncaught one does).
+//     (in jobs of 4 and 5 threads the last to arrive combines small results for all): it must
+//     give the same result whichever thread calls it, must not call pgas collectives itself,
+//     and must not throw (an exception from it may end the job, as an uncaught one does; where
+//     the calling thread runs it, after the barrier, it reaches the caller). reduce's
+//     non-root threads may not call it at all.
 //
 // Cost: one barrier. In jobs of up to detail::value_line_threads threads, values of up to
 // detail::value_line_bytes bytes travel in the barrier's own cache line: each thread stores its
@@ -147,12 +150,13 @@ value_call value_call_of(value_kind kind, int root, std::size_t count) {
                     .op = std::is_void_v<Op> ? nullptr : name_of<Op>()};
 }
 
-// reduce and allreduce: the exchange of `v`, then the left fold of every thread's value (the
-// one combined by the last arriver for small T, else folded here from the slots).
 // Whether T may travel beside the barrier's arrival word (value_line_exchange).
 template <class T>
 inline constexpr bool value_fits_line = sizeof(T) <= value_line_bytes;
 
+// reduce and allreduce: the exchange of `v`, then the left fold of every thread's value
+// (folded here from the arrival word's line in small jobs, combined by the last arriver for
+// other small T, else folded here from the slots).
 template <class T, class Op>
 T value_reduce(value_kind kind, int root, const T& v, const Op& op,
                const std::source_location& where) {

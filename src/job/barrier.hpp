@@ -94,7 +94,7 @@ static_assert(sizeof(barrier_state) == 128, "two cache lines: arrivals, generati
 inline constexpr int line_fold_threads = 3;
 inline constexpr int line_values_threads = 5;
 
-/// What barrier_op::line_copy_from copies: one phase's set of fold slots.
+/// What barrier_sync_line copies out at the release: one phase's set of fold slots.
 inline constexpr std::size_t line_copy_bytes = 8 * line_fold_threads;
 
 /// Thread t's value slot for phases of parity `parity`, in the arrival word's line.

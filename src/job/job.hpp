@@ -34,7 +34,7 @@ struct value_agreement {
   value_call call{};
   std::string text;
   std::int32_t hash = 0;
-  barrier_op op;  // the barrier of `call`, but for its source location and line fields
+  barrier_op op;  // the barrier of `call`, but for its source location (set per call)
 };
 
 /// What a thread is doing in a collective call; read by error reports from other threads.

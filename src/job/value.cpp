@@ -7,8 +7,8 @@
 // small jobs, values of at most 8 bytes skip the slots altogether: they travel beside the
 // arrival word, so that such an allreduce moves no more cache lines than a barrier. Up to three
 // threads, every thread stores its value there before it arrives and folds them all after the
-// release (fold_exchange); up to five, the last arriver combines them before the release
-// (line_exchange).
+// release (value_line_exchange, called by the header); up to five, the last arriver combines
+// them before the release (line_exchange).
 //
 // The agreement text of a call ("type=double (8 bytes), count=1, op=std::plus<void>") is made
 // only when it differs from the thread's previous value collective: a loop of identical calls
@@ -176,18 +176,6 @@ value_view line_exchange(job& j, thread_record& rec, const value_call& c, const 
   return w;
 }
 
-// A call with a combine function in a small job: the line exchange, then this thread's own
-// combine of every value (value_line_exchange).
-value_view fold_exchange(job& j, const value_call& c, const void* data,
-                         const std::source_location& where) {
-  value_line line;
-  value_line_exchange(c, data, where, line);  // taken: value_exchange checked the same
-  const value_view w{j.values.get(), 0, false, nullptr, line.bytes};
-  unsigned char* result = j.values[static_cast<std::size_t>(mythread())].folded;
-  c.combine(w, result, c.op_object);
-  return value_view{j.values.get(), 0, false, result};
-}
-
 }  // namespace
 
 value_view value_exchange(const value_call& c, const void* data, const void* address,
@@ -202,10 +190,15 @@ value_view value_exchange(const value_call& c, const void* data, const void* add
   }
   const int me = mythread();
   thread_record& rec = j.record(me);
+  if (rec.notified) {
+    misuse(fmt::format("{} called between pgas::notify() at {}:{} and its pgas::wait() (the "
+                       "notify has already counted this thread in the barrier's phase)",
+                       k.name, rec.notify_file, rec.notify_line),
+           where);
+  }
   const std::size_t bytes = c.size * c.count;
-  if (c.combine != nullptr && bytes <= 8) {
-    if (j.threads <= value_line_threads) return fold_exchange(j, c, data, where);
-    if (j.threads <= line_values_threads) return line_exchange(j, rec, c, k, data, bytes, where);
+  if (c.combine != nullptr && bytes <= 8 && j.threads <= line_values_threads) {
+    return line_exchange(j, rec, c, k, data, bytes, where);
   }
   const int parity = static_cast<int>(rec.value_collectives++ & 1);
   value_slot& s = j.values[static_cast<std::size_t>(me)].slot[parity];
@@ -258,6 +251,7 @@ bool value_line_exchange(const value_call& c, const void* data, const std::sourc
   }
   const int me = mythread();
   thread_record& rec = j->record(me);
+  if (rec.notified) return false;  // misuse, which value_exchange reports
   barrier_op& op = agreement_for(rec.value_args, c).op;
   op.where = where;
   barrier_state& b = j->barrier;

@@ -728,8 +728,10 @@ TEST_CASE("value_mismatch: value collectives that disagree name each thread's ca
   }
 }
 
-TEST_CASE("value_mismatch: a root outside THREADS and a short allgather span are misuse",
-          "[fault][collectives]") {
+TEST_CASE(
+    "value_mismatch: a root outside THREADS, a short allgather span and a call inside "
+    "a split-phase barrier are misuse",
+    "[fault][collectives]") {
   const result bad_root = launch_program(2, "value_mismatch", {"bad_root"});
   INFO(bad_root);
   require_exit(bad_root, 1);
@@ -742,6 +744,14 @@ TEST_CASE("value_mismatch: a root outside THREADS and a short allgather span are
   CHECK(contains(gather.err, "`out` has 3 elements"));
   CHECK(names_location(gather.err, "value_mismatch",
                        line_of("value_mismatch", "@value_mismatch:gather")));
+  for (int n : {2, 3}) {
+    const result notified = launch_program(n, "value_mismatch", {"notified"});
+    INFO(notified);
+    require_exit(notified, 1);
+    CHECK(contains(notified.err, "pgas::allreduce called between pgas::notify() at"));
+    CHECK(names_location(notified.err, "value_mismatch",
+                         line_of("value_mismatch", "@value_mismatch:notified")));
+  }
 }
 
 TEST_CASE("upc_collective_misuse: disagreeing UPC collectives name both calls",

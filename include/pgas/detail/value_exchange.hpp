@@ -37,9 +37,6 @@ struct value_slots {
   value_slot slot[2];
   unsigned char* scratch = nullptr;
   std::size_t scratch_bytes = 0;
-  // The result of a small job's small-value collective, which every thread combines itself
-  // (src/job/value.cpp); read by the owner only.
-  alignas(8) unsigned char folded[8];
 
   value_slots() = default;
   value_slots(const value_slots&) = delete;
@@ -131,8 +128,8 @@ struct value_line {
 /// in a job of at most value_line_threads threads, what value_exchange does (the same checks,
 /// agreement and barrier), with every thread's value copied into `out`, then true. `data`
 /// null: this thread contributes nothing (its bytes in `out` are undefined). Returns false,
-/// having done nothing, in any other case (a larger job, no job, a root out of range): call
-/// value_exchange then, which also reports the misuse.
+/// having done nothing, in any other case (a larger job, no job, a root out of range, a call
+/// between notify and wait): call value_exchange then, which also reports the misuse.
 PGAS_API bool value_line_exchange(const value_call& c, const void* data,
                                   const std::source_location& where, value_line& out);
 

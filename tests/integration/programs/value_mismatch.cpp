@@ -8,6 +8,7 @@
 //   count     span allreduce of 3 elements on thread 0 and 4 on the others
 //   bad_root  broadcast from root 7 on every thread (outside THREADS)
 //   gather    allgather into a span of THREADS + 1 elements
+//   notified  allreduce between pgas::notify() and pgas::wait() on every thread
 // Each disagreement must end the job with status 1 naming every thread's call at its
 // @value_mismatch:<case>:<side> line; the misuse cases name the call at @value_mismatch:<case>.
 #include <pgas/pgas.hpp>
@@ -64,6 +65,10 @@ int main(int argc, char** argv) {
     } else if (c == "gather") {
       std::vector<int> out(static_cast<std::size_t>(pgas::threads()) + 1);
       pgas::allgather(1, std::span(out));  // @value_mismatch:gather
+    } else if (c == "notified") {
+      pgas::notify();
+      (void)pgas::allreduce(1L, std::plus<>{});  // @value_mismatch:notified
+      pgas::wait();
     }
     return 0;
   });

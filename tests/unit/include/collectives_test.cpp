@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <pgas/collectives.hpp>
+#include <pgas/lock.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/sync.hpp>
 
@@ -91,10 +92,6 @@ TEST_CASE("allreduce, scan and exscan combine in thread order", "[collectives]")
   }
 }
 
-// Values of at most 8 bytes in jobs of up to 5 threads travel beside the barrier's arrival word
-// (the last arriver combines them there); wider values and larger jobs use the slots. Calls of
-// both kinds alternate here, at sizes 1, 4 and 8 bytes, with every root, across the 5/6-thread
-// boundary, so that a slot overwritten too early or a result read late shows up.
 // The left fold of (t + round) for threads [0, end) with `op`.
 template <class Op>
 std::int64_t digits_of(int end, int round, Op op) {
@@ -104,6 +101,12 @@ std::int64_t digits_of(int end, int round, Op op) {
   return acc;
 }
 
+// Values of at most 8 bytes travel beside the barrier's arrival word in small jobs: up to 3
+// threads every thread stores its value there and folds them all after the release; with 4 and
+// 5 the last arriver combines them there. Wider values and larger jobs use the slots. Calls of
+// all kinds alternate here, at sizes 1, 2, 4 and 8 bytes, with every root, across the 3/4- and
+// 5/6-thread boundaries, with split-phase barriers and phases with a hook (a lock's collective
+// free) between them, so that a slot overwritten too early or a result read late shows up.
 TEST_CASE("small values beside the arrival word, mixed with slot exchanges", "[collectives]") {
   for (int n = 1; n <= 7; ++n) {
     CAPTURE(n);
@@ -144,6 +147,11 @@ TEST_CASE("small values beside the arrival word, mixed with slot exchanges", "[c
         pgas::allgather(float(me + round), std::span(all));
         for (int t = 0; t < n; ++t)
           ok &= all[static_cast<std::size_t>(t)] == float(t + round);
+        if (round % 50 == 0) {
+          pgas::notify();
+          pgas::wait();
+          pgas::all_lock_free(pgas::all_lock_alloc());
+        }
       }
       return ok;
     });

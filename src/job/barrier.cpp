@@ -197,18 +197,11 @@ void record_arrival(thread_record& me, const barrier_op& op) noexcept {
   std::uint64_t w = sense | (guess_last ? pack(n - 1, kind, op.has_id, op.id) : 0);
   std::uint64_t next = sense | pack(count, kind, op.has_id, op.id);
   const std::uint64_t mine = sense | pack(0, kind, op.has_id, op.id);
-  bool published = false;
   if (store_to != nullptr) std::memcpy(store_to, &value, sizeof value);
   for (;;) {
     // The last arriver of a phase without a `last` hook releases it in the same CAS: the
     // count goes back to 0 and the sense flips.
     if (count == n && op.last == nullptr) next = sense ^ sense_bit;
-    // An arrival that does not complete the phase publishes first (see barrier_op::publish);
-    // after a failed CAS this thread owns the line, so the stores cost no transfer.
-    if (count != n && op.publish != nullptr && !published) {
-      op.publish(op.publish_arg);
-      published = true;
-    }
     if (b.arrivals.compare_exchange_weak(w, next, std::memory_order_seq_cst,
                                          std::memory_order_relaxed)) {
       break;

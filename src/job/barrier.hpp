@@ -49,11 +49,6 @@ struct barrier_op {
   // thread has returned from it the storage is gone for every thread. Null for none.
   void (*last)(const void* arg) = nullptr;
   const void* last_arg = nullptr;
-  // Run with `publish_arg` by an arriving thread that will not be the last, right before the
-  // CAS that counts it (so its stores happen before the last arriver's hook). The last arriver
-  // does not run it: its hook has its own data at hand. Null for none.
-  void (*publish)(const void* arg) = nullptr;
-  const void* publish_arg = nullptr;
 };
 
 // Cache-line layout: the arrival word is written by every arriving thread; the sleeper count
@@ -73,11 +68,11 @@ struct barrier_state {
   //   all of the phase's slots after its release. A slot is written again two phases later,
   //   after every thread has arrived at the phase between, that is, after it read them.
   // - Up to line_values_threads threads: the result at line_result and thread t's value at
-  //   line_slot(t). A thread that will not arrive last writes its value right before its
-  //   arrival CAS (barrier_op::publish); the last arriver reads every slot in its `last` hook,
-  //   with the line still its own after its CAS, and writes the result before the release.
-  //   The slots are read only by that hook, the result only between barrier_complete and the
-  //   thread's next arrival.
+  //   line_slot(t). Every thread stores its value right before its arrival CAS
+  //   (barrier_sync_line); the last arriver reads every slot in its `last` hook, with the line
+  //   still its own after its CAS, and writes the result before the release. The slots are
+  //   read only by that hook, the result only between barrier_complete and the thread's next
+  //   arrival.
   alignas(8) unsigned char line_payload[48];
   alignas(64) std::atomic<std::uint32_t> generation{0};
   // Bytes that travel in the generation's cache line: the last arriver may write them in

@@ -115,6 +115,18 @@ void copy_value(void* to, const void* from, std::size_t bytes) noexcept {
   }
 }
 
+// A value of at most 8 bytes as the 8-byte word a line slot holds (the bytes past `bytes`
+// are zero and never read).
+std::uint64_t line_word(const void* data, std::size_t bytes) noexcept {
+  std::uint64_t word = 0;
+  if (bytes == sizeof word) {
+    std::memcpy(&word, data, sizeof word);
+  } else {
+    std::memcpy(&word, data, bytes);
+  }
+  return word;
+}
+
 // The last arriver's part of a call with a combine function: the result goes into the
 // barrier's payload, in the cache line of the generation that every waiter reads anyway.
 static_assert(sizeof(barrier_state::payload) >= value_result_bytes);
@@ -132,45 +144,24 @@ void combine_last(const void* arg) noexcept {
   ctx.call->combine(*ctx.view, ctx.payload, ctx.call->op_object);
 }
 
-// A small job's exchange of a small value with a combine function: a thread that does not
-// arrive last copies its value into its slot in the arrival word's line (barrier.hpp) right
-// before its arrival CAS, once a failed guess has made the line its own; the last arriver
-// copies its own in its hook, combines the slots there and writes the result beside them
-// before it releases the phase; each waiter finds the result in the line it spins on. So the
-// exchange moves the same lines as a barrier. The slots need no double-buffering: only the
-// last arriver reads them, before the release, and a thread writes its next value only after
-// that release.
-struct line_value {
-  unsigned char* slot;
-  const void* data;  // null: this thread contributes nothing (a broadcast's non-root)
-  std::size_t bytes;
-  combining combine;
-};
-
-void line_publish(const void* arg) noexcept {
-  const auto& v = *static_cast<const line_value*>(arg);
-  if (v.data != nullptr) copy_value(v.slot, v.data, v.bytes);
-}
-
-void line_last(const void* arg) noexcept {
-  const auto& v = *static_cast<const line_value*>(arg);
-  line_publish(arg);
-  combine_last(&v.combine);
-}
-
+// A job of 4 or 5 threads, a small value with a combine function: every thread stores its value
+// into its slot in the arrival word's line (barrier.hpp) right before its arrival CAS
+// (barrier_sync_line); the last arriver combines the slots in its hook and writes the result
+// beside them before it releases the phase; each waiter finds the result in the line it spins
+// on. So the exchange moves the same lines as a barrier. The slots need no double-buffering:
+// only the last arriver reads them, before the release, and a thread writes its next value only
+// after that release.
 value_view line_exchange(job& j, thread_record& rec, const value_call& c, const kind_info& k,
                          const void* data, std::size_t bytes, const std::source_location& where) {
   barrier_state& b = j.barrier;
   const value_agreement& a = agreement_for(rec.value_args, c);
   value_view w{j.values.get(), 0, false, nullptr, line_slot(b, 0)};
-  const line_value v{line_slot(b, mythread()), data, bytes, {&c, &w, line_result(b)}};
+  const combining ctx{&c, &w, line_result(b)};
   barrier_op op{k.kind, k.name, true, a.hash, "arguments", where, a.text.c_str()};
-  op.last = line_last;
-  op.last_arg = &v;
-  op.publish = line_publish;
-  op.publish_arg = &v;
-  barrier_arrive(j, op);
-  barrier_complete(j);
+  op.last = combine_last;
+  op.last_arg = &ctx;
+  barrier_sync_line(j, op, data != nullptr ? line_slot(b, mythread()) : nullptr,
+                    data != nullptr ? line_word(data, bytes) : 0, nullptr, nullptr);
   w.packed = nullptr;  // the slots belong to the next phase from here on
   w.result = line_result(b);
   return w;
@@ -256,18 +247,9 @@ bool value_line_exchange(const value_call& c, const void* data, const std::sourc
   op.where = where;
   barrier_state& b = j->barrier;
   const int parity = static_cast<int>(rec.wait_generation & 1);
-  std::uint64_t value = 0;
-  unsigned char* store_to = nullptr;
-  if (data != nullptr) {
-    store_to = line_fold_slot(b, parity, me);
-    const std::size_t bytes = c.size * c.count;
-    if (bytes == sizeof value) {
-      std::memcpy(&value, data, sizeof value);
-    } else {
-      std::memcpy(&value, data, bytes);
-    }
-  }
-  barrier_sync_line(*j, op, store_to, value, line_fold_slot(b, parity, 0), out.bytes);
+  barrier_sync_line(*j, op, data != nullptr ? line_fold_slot(b, parity, me) : nullptr,
+                    data != nullptr ? line_word(data, c.size * c.count) : 0,
+                    line_fold_slot(b, parity, 0), out.bytes);
   return true;
 }
 

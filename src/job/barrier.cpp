@@ -85,9 +85,18 @@ std::string describe(const thread_record& r) {
   return s;
 }
 
+// A thread is at rest for a report once it has returned, or waits at the pending phase. A
+// thread still in the wait of a phase that was released (it has not seen the release yet,
+// perhaps without a processor) will move on, and its recorded call is stale: the report waits
+// for it. The pending phase is the one whose sense bit the arrival word holds (a thread is at
+// most one phase behind the pending one).
 bool at_rest(int t) {
   job* j = job_current();
-  return j->record(t).state.load(std::memory_order_acquire) != thread_state::running;
+  const thread_record& r = j->record(t);
+  const thread_state st = r.state.load(std::memory_order_acquire);
+  if (st != thread_state::waiting) return st == thread_state::returned;
+  return sense_of(r.waits_for.load(std::memory_order_relaxed)) ==
+         (j->barrier.arrivals.load(std::memory_order_seq_cst) & sense_bit);
 }
 
 [[noreturn]] void report_mismatch(job& j, const barrier_op& mine, const signature& established) {
@@ -140,19 +149,27 @@ bool at_rest(int t) {
                 1);
 }
 
-void check_deadlock(job& j) {
-  if (j.returned.load(std::memory_order_seq_cst) > 0) report_deadlock(j);
+// A returned thread deadlocks a thread that waits for phase `pending` (the sense bit of the
+// arrival word while it is pending) only if the phase is still pending after the return was
+// seen: the returned thread may have been the last arriver of this very phase, released it and
+// returned between this thread's arrival (or its last look at the sense bit) and this check.
+// Its release comes before its return in its own order, and both loads here are sequentially
+// consistent, so a return seen here brings that release with it.
+void check_deadlock(job& j, std::uint64_t pending) {
+  if (j.returned.load(std::memory_order_seq_cst) > 0 &&
+      (j.barrier.arrivals.load(std::memory_order_seq_cst) & sense_bit) == pending) {
+    report_deadlock(j);
+  }
 }
 
 // Called every sleep slice of a barrier wait: the sleeper enters the wait-for graph (once per
 // wait), where lock waiters that it blocks can see it, and looks for returned threads.
-void barrier_sleeping(void* arg) {
-  job& j = *static_cast<job*>(arg);
+void barrier_sleeping(job& j, std::uint64_t pending) {
   const int me = mythread();
   if (j.record(me).blocked.kind.load(std::memory_order_relaxed) != wait_kind::barrier) {
     wait_graph_enter_barrier(j, me);
   }
-  check_deadlock(j);
+  check_deadlock(j, pending);
 }
 
 // What the reports of other threads read about this thread's call (describe), and that it
@@ -162,6 +179,7 @@ void barrier_sleeping(void* arg) {
 // its arrival and this record waits for it (fault_settle waits for every thread to come to
 // rest).
 void record_arrival(thread_record& me, const barrier_op& op) noexcept {
+  me.waits_for.store(me.wait_generation, std::memory_order_relaxed);
   me.op.store(op.name, std::memory_order_relaxed);
   me.file.store(op.where.file_name(), std::memory_order_relaxed);
   me.line.store(op.where.line(), std::memory_order_relaxed);
@@ -251,7 +269,7 @@ void record_arrival(thread_record& me, const barrier_op& op) noexcept {
   record_arrival(me, op);
   // A thread that has returned will never arrive: pairs with barrier_thread_returned (both
   // sides are sequentially consistent, so at least one of them sees the other).
-  check_deadlock(j);
+  check_deadlock(j, sense);
 }
 
 [[gnu::always_inline]] inline void complete(job& j, const unsigned char* copy_from = nullptr,
@@ -296,7 +314,7 @@ void record_arrival(thread_record& me, const barrier_op& op) noexcept {
         const std::uint32_t seen = b.generation.load(std::memory_order_seq_cst);
         if (released()) break;
         os_futex_wait(&b.generation, seen, wait_sleep_slice_ns);
-        if (!released()) barrier_sleeping(&j);
+        if (!released()) barrier_sleeping(j, pending);
       }
       b.sleepers.fetch_sub(1, std::memory_order_relaxed);
     }

@@ -47,6 +47,9 @@ struct alignas(64) thread_record {
   std::atomic<std::int32_t> id{0};
   std::atomic<const char*> id_label{nullptr};  // what id means for this op, e.g. "id"
   std::atomic<const char*> detail{nullptr};    // the op's arguments as text, or null
+  // The barrier phase the thread waits for (its wait_generation when it arrived), so that a
+  // report can tell a thread still leaving a released phase from one waiting at the pending one.
+  std::atomic<std::uint32_t> waits_for{0};
   wait_slot blocked;  // what the thread waits for, once it has waited long (wait_graph.hpp)
   // Written and read only by the owning thread.
   bool notified = false;  // between notify() and wait()

@@ -185,3 +185,29 @@ TEST_CASE("waiters that went to sleep are woken at every phase", "[barrier]") {
     CHECK(arrived == 12 * n);
   }
 }
+
+TEST_CASE("a thread that returns right after the last phase is no deadlock", "[barrier]") {
+  // The last arriver of the final phase releases it and returns at once, while the other
+  // threads are still between their arrival and their look for returned threads, or wake from
+  // a sleep slice: they must see the release, not report a deadlock. Jobs end one after another
+  // so that thread start-up and exit shift the timing each time; oversubscribed jobs let a
+  // waiter lose its processor anywhere in that window.
+  const int pus = pgas::machine::current().pu_count();
+  for (int n : {2, pus + 1}) {
+    std::atomic<int> done{0};
+    for (int job = 0; job < 150; ++job) {
+      pgas::run(test_job(n), 0, nullptr, [&] {
+        if (pgas::mythread() == job % n) std::this_thread::yield();
+        if (job % 3 == 0) {
+          pgas::lock_t l = pgas::all_lock_alloc();
+          pgas::all_lock_free(l);  // a phase with a hook
+        } else {
+          pgas::barrier();
+        }
+        done.fetch_add(1, std::memory_order_relaxed);
+      });
+    }
+    INFO(n << " threads");
+    CHECK(done == 150 * n);
+  }
+}

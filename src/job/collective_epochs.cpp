@@ -69,15 +69,20 @@ void report_disagreement(const epoch_call& c, std::string_view text, std::uint32
 struct wait_context {
   const epoch_call* c;
   int t;
-  const char* what;  // "enter" or "finish"
+  const char* what;                        // "enter" or "finish"
+  const std::atomic<std::uint32_t>* word;  // what the waiter waits on, for c->k
 };
 
-// Every sleep slice of a MYSYNC wait: can thread t still come?
+// Every sleep slice of a MYSYNC wait: can thread t still come? What is seen of t is read
+// before the waited word is read again: t may have published the word and then returned or
+// gone on to a barrier between the waiter's last look at the word and this check, and its
+// publication comes before both in its own order, so the second look sees it.
 void check_waited(void* arg) {
   const auto& w = *static_cast<const wait_context*>(arg);
   job& j = *w.c->j;
   const thread_record& r = j.record(w.t);
-  if (r.state.load(std::memory_order_acquire) == thread_state::returned) {
+  const auto still_waiting = [&w] { return !wait_reached(*w.word, w.c->k); };
+  if (r.state.load(std::memory_order_acquire) == thread_state::returned && still_waiting()) {
     misuse(fmt::format("{} waits for thread {} to {} it (UPC collective call {}), but thread {} "
                        "returned from its body",
                        w.c->name, w.t, w.what, w.c->k, w.t),
@@ -87,7 +92,8 @@ void check_waited(void* arg) {
   if (s.kind.load(std::memory_order_acquire) == wait_kind::barrier &&
       s.arrived.load(std::memory_order_relaxed) &&
       s.generation.load(std::memory_order_relaxed) ==
-          j.barrier.generation.load(std::memory_order_acquire)) {
+          j.barrier.generation.load(std::memory_order_acquire) &&
+      still_waiting()) {
     // t waits for a phase this thread has not arrived at, and this thread waits for t.
     const char* op = r.op.load(std::memory_order_relaxed);
     const char* file = r.file.load(std::memory_order_relaxed);
@@ -101,7 +107,7 @@ void check_waited(void* arg) {
 
 void wait_at_least(const epoch_call& c, int t, std::atomic<std::uint32_t>& word,
                    std::atomic<std::uint32_t>& sleepers, const char* what) {
-  wait_context ctx{&c, t, what};
+  wait_context ctx{&c, t, what, &word};
   if (wait_reached(word, c.k)) return;
   wait_until(c.j->wait, word, c.k, sleepers, c.j->barrier.arrivals, check_waited, &ctx);
 }

@@ -1,5 +1,6 @@
-// src/base/backtrace.cpp — another thread's backtrace by signal and libunwind (see
-// backtrace.hpp); entry points backtrace_install and backtrace_of_thread.
+// src/base/backtrace.cpp — backtraces by libunwind: another thread's by signal, the calling
+// thread's, and a fatal signal's (see backtrace.hpp); entry points backtrace_install,
+// backtrace_of_thread, backtrace_of_self, backtrace_fatal_start and backtrace_write_fatal.
 //
 // One capture buffer serves every thread, one request at a time: preallocating a buffer per
 // thread would cost up to config::max_threads x 17 KiB for a report that is printed one thread
@@ -7,6 +8,10 @@
 // target's tid and moves the state to `requested`; only the handler running on that tid can
 // move it on to `writing` (a CAS), so a late answer, after the asker gave up and took the
 // request back, never writes into a buffer that serves someone else.
+//
+// A fatal signal's frames have a buffer of their own (the faulting thread may interrupt a
+// capture) and the same kind of handshake with the symbolising thread: whichever of the two
+// moves the state on first decides who writes the frames, so they are never written twice.
 
 #define UNW_LOCAL_ONLY
 #include "src/base/backtrace.hpp"
@@ -20,7 +25,10 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
+
+#include <pgas/detail/identity.hpp>
 
 #include "src/base/os.hpp"
 
@@ -31,6 +39,9 @@ namespace {
 constexpr int max_frames = 64;
 constexpr std::size_t name_bytes = 256;
 constexpr std::uint64_t poll_slice_ns = 10'000'000;
+// How long a fatal-signal handler waits for the symbolising thread (which demangles a few
+// dozen names: milliseconds), and then for its write to stderr to finish.
+constexpr std::uint64_t symbolise_ns = 1'000'000'000;
 
 struct raw_frame {
   unw_word_t ip;
@@ -55,6 +66,28 @@ bool buffer_lost = false;
 struct sigaction saved_action {};
 bool installed = false;
 
+// `fatal_stop` while no symbolising thread runs, so that a handler then writes the frames itself.
+enum fatal_state : std::uint32_t {
+  fatal_ready,
+  fatal_posted,
+  fatal_taken,
+  fatal_writing,
+  fatal_written,
+  fatal_abandoned,
+  fatal_stop,
+};
+
+struct fatal_buffer {
+  std::atomic<std::uint32_t> state{fatal_stop};
+  const char* prefix = "";  // written by the handler before `fatal_posted`
+  int count = 0;
+  raw_frame frames[max_frames];
+};
+
+fatal_buffer fatal;
+pthread_t symboliser{};
+bool symboliser_running = false;
+
 int record_frames(unw_cursor_t& cursor, raw_frame* frames) noexcept {
   int n = 0;
   do {
@@ -70,6 +103,39 @@ int record_frames(unw_cursor_t& cursor, raw_frame* frames) noexcept {
     ++n;
   } while (n < max_frames && unw_step(&cursor) > 0);
   return n;
+}
+
+// Where a library has no full symbol table (Debian's libc), libunwind names the nearest exported
+// function below ip, which may end well before it: a name whose start is not the start of the
+// function the unwind information puts ip in is dropped (none beats a wrong one).
+bool name_fits(const raw_frame& f) noexcept {
+  const bool beyond = f.start != 0 && f.ip - f.offset != f.start;
+  return f.name[0] != '\0' && !beyond;
+}
+
+std::vector<stack_frame> symbolise(const raw_frame* frames, int count) {
+  std::vector<stack_frame> out;
+  out.reserve(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    const raw_frame& f = frames[i];
+    stack_frame s;
+    s.ip = f.ip;
+    s.offset = f.offset;
+    if (const char* m = os_module_of(reinterpret_cast<const void*>(f.ip))) s.module = m;
+    if (name_fits(f)) s.function = backtrace_demangle(f.name);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// The first unwind sets up libunwind's caches and the first proc-name lookup maps the ELF file
+// of each image on this stack: done outside any handler.
+void warm_up() noexcept {
+  static raw_frame warm[max_frames];
+  unw_context_t context;
+  unw_cursor_t cursor;
+  if (unw_getcontext(&context) == 0 && unw_init_local(&cursor, &context) == 0)
+    (void)record_frames(cursor, warm);
 }
 
 // Unwinds from the instruction the signal interrupted: the handler's third argument is that
@@ -94,14 +160,85 @@ void on_backtrace_signal(int, siginfo_t*, void* ucontext) {
   errno = saved_errno;
 }
 
-// Waits while the buffer's state is `from`, until `deadline`. Returns the state seen last.
-std::uint32_t wait_while(std::uint32_t from, std::uint64_t deadline) noexcept {
-  std::uint32_t s = buffer.state.load(std::memory_order_acquire);
+// Waits while `state` is `from`, until `deadline`. Returns the state seen last.
+// Async-signal-safe.
+std::uint32_t wait_while(std::atomic<std::uint32_t>& state, std::uint32_t from,
+                         std::uint64_t deadline) noexcept {
+  std::uint32_t s = state.load(std::memory_order_acquire);
   for (std::uint64_t now = os_now_ns(); s == from && now < deadline; now = os_now_ns()) {
-    os_futex_wait(&buffer.state, from, std::min(deadline - now, poll_slice_ns));
-    s = buffer.state.load(std::memory_order_acquire);
+    os_futex_wait(&state, from, std::min(deadline - now, poll_slice_ns));
+    s = state.load(std::memory_order_acquire);
   }
   return s;
+}
+
+// The symbolising thread: sleeps until a fatal-signal handler posts its frames, then formats
+// them exactly as backtrace_format does for every other backtrace, and writes them if the
+// handler has not given up on it meanwhile.
+void* symboliser_main(void*) {
+  tls_runtime_thread = "the backtrace symbolising thread";
+  for (;;) {
+    const std::uint32_t s = fatal.state.load(std::memory_order_acquire);
+    if (s == fatal_stop) return nullptr;
+    std::uint32_t expected = fatal_posted;
+    if (s != fatal_posted ||
+        !fatal.state.compare_exchange_strong(expected, fatal_taken, std::memory_order_acq_rel)) {
+      os_futex_wait(&fatal.state, s, 0);
+      continue;
+    }
+    const std::string text = backtrace_format(symbolise(fatal.frames, fatal.count), fatal.prefix);
+    expected = fatal_taken;
+    if (fatal.state.compare_exchange_strong(expected, fatal_writing, std::memory_order_acq_rel)) {
+      os_write_stderr(text);
+      fatal.state.store(fatal_written, std::memory_order_release);
+      os_futex_wake(&fatal.state, 1);
+    }
+  }
+}
+
+// A line of a fatal backtrace built without allocating, in backtrace_format's layout.
+struct frame_line {
+  char data[name_bytes + 128];
+  std::size_t len = 0;
+  void add(const char* s) noexcept {
+    while (*s != '\0' && len < sizeof data)
+      data[len++] = *s++;
+  }
+  void add_number(std::uint64_t v, unsigned base, int min_digits) noexcept {
+    char tmp[24];
+    int n = 0;
+    do {
+      tmp[n++] = "0123456789abcdef"[v % base];
+      v /= base;
+    } while (v != 0 || n < min_digits);
+    while (n > 0 && len < sizeof data)
+      data[len++] = tmp[--n];
+  }
+};
+
+// The handler's own way out when the symbolising thread does not answer: names as libunwind
+// read them (mangled), and no module (dladdr takes the loader's lock).
+void write_raw_frames(const raw_frame* frames, int count, const char* prefix) noexcept {
+  for (int i = 0; i < count; ++i) {
+    const raw_frame& f = frames[i];
+    frame_line l;
+    l.add(prefix);
+    l.add("#");
+    l.add_number(static_cast<std::uint64_t>(i), 10, 1);
+    l.add(i < 10 ? "  0x" : " 0x");
+    l.add_number(f.ip, 16, 16);
+    l.add(" in ");
+    if (name_fits(f)) {
+      l.add(f.name);
+      l.add("+0x");
+      l.add_number(f.offset, 16, 1);
+    } else {
+      l.add("??");
+    }
+    if (l.len == sizeof l.data) --l.len;
+    l.data[l.len++] = '\n';
+    os_write_stderr(std::string_view(l.data, l.len));
+  }
 }
 
 }  // namespace
@@ -116,13 +253,7 @@ std::string backtrace_demangle(const char* name) {
 
 int backtrace_install() noexcept {
   if (installed) return 0;
-  // The first unwind sets up libunwind's caches and the first proc-name lookup maps the
-  // program's ELF file: do both here, outside any handler.
-  raw_frame warm[max_frames];
-  unw_context_t context;
-  unw_cursor_t cursor;
-  if (unw_getcontext(&context) == 0 && unw_init_local(&cursor, &context) == 0)
-    (void)record_frames(cursor, warm);
+  warm_up();
   const int r = os_install_signal(os_backtrace_signal(), on_backtrace_signal, &saved_action);
   installed = r == 0;
   return r;
@@ -145,32 +276,75 @@ int backtrace_of_thread(int tid, std::uint64_t timeout_ns, std::vector<stack_fra
     return r;
   }
   const std::uint64_t deadline = os_now_ns() + timeout_ns;
-  if (wait_while(requested, deadline) == requested) {
+  if (wait_while(buffer.state, requested, deadline) == requested) {
     std::uint32_t expected = requested;
     if (buffer.state.compare_exchange_strong(expected, idle, std::memory_order_acq_rel))
       return -ETIMEDOUT;
   }
   // The handler has begun: it only unwinds, so give it as long again to finish.
-  if (wait_while(writing, os_now_ns() + timeout_ns) != done) {
+  if (wait_while(buffer.state, writing, os_now_ns() + timeout_ns) != done) {
     buffer_lost = true;
     return -ETIMEDOUT;
   }
-  out.reserve(static_cast<std::size_t>(buffer.count));
-  for (int i = 0; i < buffer.count; ++i) {
-    const raw_frame& f = buffer.frames[i];
-    stack_frame s;
-    s.ip = f.ip;
-    s.offset = f.offset;
-    if (const char* m = os_module_of(reinterpret_cast<const void*>(f.ip))) s.module = m;
-    // Where a library has no full symbol table (Debian's libc), libunwind names the nearest
-    // exported function below ip, which may end well before it: a name whose start is not the
-    // start of the function the unwind information puts ip in is dropped (none beats a wrong one).
-    const bool beyond = f.start != 0 && f.ip - f.offset != f.start;
-    if (f.name[0] != '\0' && !beyond) s.function = backtrace_demangle(f.name);
-    out.push_back(std::move(s));
-  }
+  out = symbolise(buffer.frames, buffer.count);
   buffer.state.store(idle, std::memory_order_release);
   return 0;
+}
+
+// noinline: the frames skipped are counted from this function's own.
+[[gnu::noinline]] std::vector<stack_frame> backtrace_of_self(int skip) {
+  unw_context_t context;
+  unw_cursor_t cursor;
+  if (unw_getcontext(&context) != 0 || unw_init_local(&cursor, &context) != 0) return {};
+  // This function's frame, its caller's, and `skip` more.
+  for (int i = 0; i < skip + 2; ++i) {
+    if (unw_step(&cursor) <= 0) return {};
+  }
+  auto frames = std::make_unique<raw_frame[]>(max_frames);
+  return symbolise(frames.get(), record_frames(cursor, frames.get()));
+}
+
+int backtrace_fatal_start() noexcept {
+  warm_up();
+  if (symboliser_running) return 0;
+  fatal.state.store(fatal_ready, std::memory_order_relaxed);
+  if (const int r = os_thread_create(&symboliser, 0, symboliser_main, nullptr); r != 0) {
+    fatal.state.store(fatal_stop, std::memory_order_relaxed);
+    return r;
+  }
+  symboliser_running = true;
+  return 0;
+}
+
+void backtrace_fatal_stop() noexcept {
+  if (!symboliser_running) return;
+  fatal.state.store(fatal_stop, std::memory_order_release);
+  os_futex_wake(&fatal.state, 1);
+  os_thread_join(symboliser);
+  symboliser_running = false;
+}
+
+void backtrace_write_fatal(void* ucontext, const char* prefix) noexcept {
+  fatal.count = unwind_interrupted(ucontext, fatal.frames);
+  fatal.prefix = prefix;
+  std::uint32_t expected = fatal_ready;
+  if (fatal.state.compare_exchange_strong(expected, fatal_posted, std::memory_order_acq_rel)) {
+    os_futex_wake(&fatal.state, 1);
+    const std::uint64_t deadline = os_now_ns() + symbolise_ns;
+    std::uint32_t s = wait_while(fatal.state, fatal_posted, deadline);
+    if (s == fatal_taken) s = wait_while(fatal.state, fatal_taken, deadline);
+    if (s == fatal_posted || s == fatal_taken) {
+      // Not answered in time (it may be stuck on a lock this thread holds): take the frames
+      // back, unless it has just begun writing them.
+      expected = s;
+      s = fatal.state.compare_exchange_strong(expected, fatal_abandoned, std::memory_order_acq_rel)
+              ? fatal_abandoned
+              : expected;
+    }
+    if (s == fatal_writing) s = wait_while(fatal.state, fatal_writing, os_now_ns() + symbolise_ns);
+    if (s != fatal_abandoned) return;  // written, or being written
+  }
+  write_raw_frames(fatal.frames, fatal.count, prefix);
 }
 
 std::string backtrace_format(const std::vector<stack_frame>& frames, std::string_view prefix) {

@@ -1,7 +1,8 @@
-// src/base/backtrace.hpp — the backtrace of another running thread, unwound with libunwind.
+// src/base/backtrace.hpp — backtraces unwound with libunwind: of another running thread, of the
+// calling thread, and of a thread inside a fatal-signal handler; all are written in one format.
 //
-// A thread is asked for its stack with a real-time signal (os_backtrace_signal()) sent to it
-// alone; its handler unwinds its own stack from the interrupted instruction with libunwind's
+// Another thread is asked for its stack with a real-time signal (os_backtrace_signal()) sent to
+// it alone; its handler unwinds its own stack from the interrupted instruction with libunwind's
 // local unwinder, naming each frame's function (unw_get_proc_name), into one preallocated
 // buffer, and returns: the thread then runs on. The asking thread waits for it, bounded, and
 // turns the raw frames into demangled names and the files that hold them.
@@ -16,6 +17,12 @@
 // interrupted thread whose stack or unwind tables are corrupt may give a short or wrong
 // backtrace. A thread that has the signal blocked, or is stopped, does not answer: the caller
 // then gets -ETIMEDOUT rather than waiting forever.
+//
+// A fatal signal's backtrace is unwound the same way by the faulting thread's own handler, but
+// demangling and naming modules allocate, and a thread that faulted inside malloc (heap
+// corruption ends in abort() with the arena locked) would deadlock on its own lock: so the
+// handler hands its raw frames to a symbolising thread started beforehand, waits for it,
+// bounded, and writes the frames with their mangled names itself when it does not answer.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +54,28 @@ int backtrace_of_thread(int tid, std::uint64_t timeout_ns, std::vector<stack_fra
 /// A C++ symbol or type name demangled ("_Z3fooi" -> "foo(int)"), or `name` itself when it is
 /// not a mangled name. Allocates.
 std::string backtrace_demangle(const char* name);
+
+/// The calling thread's backtrace, starting at the caller of the function that calls this one,
+/// `skip` frames further out (skip 0: that function's caller). Empty when libunwind cannot
+/// unwind. Allocates: not for signal handlers.
+std::vector<stack_frame> backtrace_of_self(int skip);
+
+/// Starts the thread that symbolises fatal-signal backtraces (backtrace_write_fatal), and
+/// unwinds once here so that libunwind's caches exist and the images on this stack (the
+/// program, the runtime, libc) have been looked at before any handler runs. Call before the
+/// fatal-signal handlers are installed; backtrace_fatal_stop joins the thread. Returns 0 or
+/// -errno: without the thread, fatal backtraces are written with mangled names.
+int backtrace_fatal_start() noexcept;
+void backtrace_fatal_stop() noexcept;
+
+/// Writes to stderr the backtrace of the calling thread from the instruction a signal
+/// interrupted (`ucontext`: the third argument of an SA_SIGINFO handler), each frame's line as
+/// backtrace_format writes it with `prefix` (a string that outlives the call). For a
+/// fatal-signal handler that has claimed the report (fault_claim): one caller at a time, one
+/// static buffer. It allocates nothing and takes no lock itself (see the caveat above for
+/// libunwind); the symbolising thread gets up to 1 s to demangle and write the frames, after
+/// which they are written here, each as "0xADDR in MANGLED_NAME+0xOFF", without its module.
+void backtrace_write_fatal(void* ucontext, const char* prefix) noexcept;
 
 /// The frames, one line each: "PREFIX#N  0xADDR in FUNCTION+0xOFF (MODULE)".
 std::string backtrace_format(const std::vector<stack_frame>& frames, std::string_view prefix);

@@ -7,6 +7,7 @@
 #include <pgas/detail/identity.hpp>
 #include <pgas/error.hpp>
 
+#include "src/base/backtrace.hpp"
 #include "src/base/faults.hpp"
 #include "src/base/os.hpp"
 
@@ -25,8 +26,8 @@ void misuse_here(std::string_view what) {
   }
   if (!fault_claim()) fault_park();
   std::fflush(nullptr);
-  os_write_stderr(fmt::format("pgas: {}: {}; backtrace:\n", fault_who(), what));
-  os_backtrace(1);
+  os_write_stderr(fmt::format("pgas: {}: {}; backtrace:\n", fault_who(), what) +
+                  backtrace_format(backtrace_of_self(0), "pgas:   "));
   fault_end_job(fmt::format("{}: {}", fault_who(), what), 1);
 }
 

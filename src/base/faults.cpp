@@ -1,9 +1,11 @@
 // src/base/faults.cpp — job-wide failure handling (see faults.hpp).
 //
 // Signal handlers format their message by hand into a stack buffer: only async-signal-safe
-// calls (write, backtrace after preparation, kill) are made there. Uncaught exceptions reach
-// the std::terminate handler; for threads other than 0 the stack is still intact there (no
-// handler was found, so nothing was unwound), and the backtrace shows the throw site.
+// calls (write, kill, futex) are made there, and libunwind, which is safe in practice once
+// prepared; the frames' names are demangled by a thread started for that beforehand
+// (backtrace_write_fatal). Uncaught exceptions reach the std::terminate handler; for threads
+// other than 0 the stack is still intact there (no handler was found, so nothing was unwound),
+// and the backtrace shows the throw site.
 
 #include "src/base/faults.hpp"
 
@@ -89,7 +91,7 @@ void on_quick_exit_called() {
   report_exit_call("quick_exit", nullptr);
 }
 
-void on_fatal_signal(int sig, siginfo_t* info, void*) {
+void on_fatal_signal(int sig, siginfo_t* info, void* ucontext) {
   if (!fault_claim()) fault_park();
   fault_text b;
   b.add("pgas: ");
@@ -115,7 +117,7 @@ void on_fatal_signal(int sig, siginfo_t* info, void*) {
   fault_who(b);
   b.add(":\n");
   os_write_stderr(std::string_view(b.data, b.len));
-  os_backtrace(1);
+  backtrace_write_fatal(ucontext, "pgas:   ");
   flush_stdout_if_free();
   os_die_of_signal(sig);
 }
@@ -141,8 +143,9 @@ void on_terminate() {
   }
   flush_stdio();
   os_write_stderr(msg);
-  os_write_stderr(fmt::format("pgas: backtrace of {}:\n", fault_who()));
-  os_backtrace(2);
+  // Symbolised here, on the failing thread: a terminate handler is no signal handler.
+  os_write_stderr(fmt::format("pgas: backtrace of {}:\n", fault_who()) +
+                  backtrace_format(backtrace_of_self(0), "pgas:   "));
   os_exit(1);
 }
 
@@ -216,7 +219,7 @@ void faults_install(fault_explainer explain) {
   }();
   (void)exit_hooks;
   explainer = explain;
-  os_backtrace_prepare();
+  backtrace_fatal_start();  // before the handlers that use it
   os_install_fatal_signals(on_fatal_signal);
   previous_terminate = std::set_terminate(on_terminate);
   ending.store(false);
@@ -224,6 +227,7 @@ void faults_install(fault_explainer explain) {
 
 void faults_uninstall() {
   os_restore_fatal_signals();
+  backtrace_fatal_stop();
   std::set_terminate(previous_terminate);
 }
 

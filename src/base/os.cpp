@@ -1,13 +1,12 @@
 // src/base/os.cpp — the one door to the operating system (see os.hpp for the contract).
 //
 // Linux-only: futex(2) for sleeping waits, sched_yield, pthreads, hwloc for binding,
-// sigaction/sigaltstack for fatal-signal reports, glibc backtrace() for stack traces, tgkill for
-// asking one thread for its backtrace, on_exit/at_quick_exit and dladdr.
+// sigaction/sigaltstack for fatal-signal reports, tgkill for asking one thread for its backtrace,
+// on_exit/at_quick_exit and dladdr.
 
 #include "src/base/os.hpp"
 
 #include <dlfcn.h>
-#include <execinfo.h>
 #include <link.h>
 #include <linux/futex.h>
 #include <numaif.h>
@@ -206,7 +205,7 @@ bool os_in_static_storage(const void* addr) noexcept {
 
 int os_setup_signal_stack() noexcept {
   if (signal_stack != nullptr) return 0;
-  // Large enough for the report: message formatting plus backtrace() unwinding.
+  // Large enough for the report: message formatting plus libunwind's unwinding.
   const std::size_t size = 64 * 1024;
   void* mem = std::malloc(size);
   if (mem == nullptr) return -ENOMEM;
@@ -253,18 +252,6 @@ void os_exit(int status) noexcept {
 void os_park() noexcept {
   for (;;)
     pause();
-}
-
-void os_backtrace_prepare() noexcept {
-  // The first backtrace() call loads libgcc_s (which allocates); do it outside any handler.
-  void* frames[2];
-  backtrace(frames, 2);
-}
-
-void os_backtrace(int skip) noexcept {
-  void* frames[64];
-  int n = backtrace(frames, 64);
-  if (n > skip) backtrace_symbols_fd(frames + skip, n - skip, STDERR_FILENO);
 }
 
 void* os_reserve(std::size_t bytes) noexcept {

@@ -112,11 +112,6 @@ void os_release_signal_stack() noexcept;
 /// Ends the process now with `status`, without destructors or atexit handlers.
 [[noreturn]] void os_exit(int status) noexcept;
 
-/// Writes a symbolic backtrace of the calling thread to stderr, skipping `skip` frames.
-/// Async-signal-safe after os_backtrace_prepare() has run once.
-void os_backtrace(int skip) noexcept;
-void os_backtrace_prepare() noexcept;
-
 /// The name of a signal ("SIGSEGV"). Async-signal-safe.
 const char* os_signal_name(int sig) noexcept;
 

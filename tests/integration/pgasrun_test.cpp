@@ -487,6 +487,21 @@ TEST_CASE("throws: an uncaught exception ends the job with status 1", "[fault]")
       err.erase(at, what.size());
     }
     CHECK(names_thread(err, thrower));
+    // The backtrace is symbolised as the --timeout dump is: demangled functions and their
+    // modules, never glibc's raw "./throws(+0x11b0)". Thread 1's stack is intact at the
+    // report, so it names the throwing function; thread 0's exception crossed pgas::run's
+    // noexcept boundary, which unwound it to there.
+    CHECK(matches(r.err, "^pgas:   #0 +0x[0-9a-f]+ in "));
+    CHECK_FALSE(matches(r.err, "\\(\\+0x[0-9a-f]+\\)"));
+    if (thrower == 1) {
+      CHECK(
+          matches(r.err,
+                  "^pgas:   #[0-9]+ +0x[0-9a-f]+ in [^\\n]*throw_from_body\\([^\\n]*\\+0x[0-9a-f]+ "
+                  "\\([^)\\n]*throws\\)$"));
+    } else {
+      CHECK(matches(r.err,
+                    "^pgas:   #[0-9]+ +0x[0-9a-f]+ in main\\+0x[0-9a-f]+ \\([^)\\n]*throws\\)$"));
+    }
   }
 }
 
@@ -514,6 +529,11 @@ TEST_CASE("segv: a fatal signal kills the job with that signal", "[fault]") {
     CHECK(r.seconds < bound_seconds);
     CHECK(contains(r.err, "SIGSEGV"));
     CHECK(names_thread(r.err, victim));
+    // The backtrace starts at the faulting instruction, symbolised as the --timeout dump is.
+    CHECK(matches(r.err,
+                  "^pgas:   #0 +0x[0-9a-f]+ in [^\\n]*store_through_null\\(\\)\\+0x[0-9a-f]+ "
+                  "\\([^)\\n]*segv\\)$"));
+    CHECK_FALSE(matches(r.err, "\\(\\+0x[0-9a-f]+\\)"));
     // What every thread printed to the (piped, so buffered) stdout before the fault survives.
     for (int t = 0; t < 4; ++t) {
       CHECK(contains(r.out, "thread " + std::to_string(t) + " printed before the fault\n"));

@@ -1,13 +1,16 @@
 // Tests src/base/backtrace.cpp: another thread's backtrace, taken by signal with libunwind —
 // named frames, a thread that has ended, a thread that does not answer (the request is taken
-// back and the next capture still works), and the format of the lines.
+// back and the next capture still works), and the format of the lines; the calling thread's own
+// backtrace; a signal handler's, named by the symbolising thread or, without it, mangled.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <string>
 #include <thread>
 
 #include "src/base/backtrace.hpp"
@@ -55,6 +58,57 @@ bool names_function(const std::vector<stack_frame>& frames, std::string_view nam
     if (f.function.find(name) != std::string::npos) return true;
   }
   return false;
+}
+
+volatile int side_effect = 0;  // keeps the calls below from becoming tail calls
+
+[[gnu::noinline]] std::vector<stack_frame> capture_here() {
+  std::vector<stack_frame> frames = backtrace_of_self(0);  // from this function's caller on
+  side_effect = side_effect + 1;
+  return frames;
+}
+
+[[gnu::noinline]] std::vector<stack_frame> caller_of_capture() {
+  std::vector<stack_frame> frames = capture_here();
+  side_effect = side_effect + 1;
+  return frames;
+}
+
+// What `fn` writes to stderr (fd 2), through a pipe.
+template <class F>
+std::string stderr_of(F fn) {
+  int fds[2];
+  REQUIRE(::pipe2(fds, O_NONBLOCK) == 0);
+  const int saved = ::dup(2);
+  ::dup2(fds[1], 2);
+  fn();
+  ::dup2(saved, 2);
+  ::close(saved);
+  ::close(fds[1]);
+  std::string text;
+  char chunk[4096];
+  for (ssize_t n; (n = ::read(fds[0], chunk, sizeof chunk)) > 0;)
+    text.append(chunk, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  return text;
+}
+
+void write_fatal_on_signal(int, siginfo_t*, void* ucontext) {
+  backtrace_write_fatal(ucontext, "T: ");
+}
+
+[[gnu::noinline]] void interrupted_by_sigusr1() {
+  ::raise(SIGUSR1);
+  side_effect = side_effect + 1;
+}
+
+// The fatal-signal backtrace of a handler for SIGUSR1 (the path needs no fatal signal).
+std::string fatal_backtrace_text() {
+  struct sigaction saved {};
+  REQUIRE(os_install_signal(SIGUSR1, write_fatal_on_signal, &saved) == 0);
+  std::string text = stderr_of(interrupted_by_sigusr1);
+  os_restore_signal(SIGUSR1, saved);
+  return text;
 }
 
 struct installed {
@@ -112,4 +166,36 @@ TEST_CASE("frames are formatted one line each, unknown functions as ??", "[backt
   CHECK(backtrace_format(frames, "pgas:   ") ==
         "pgas:   #0  0x0000000000001234 in f(int)+0x10 (/lib/x.so)\n"
         "pgas:   #1  0x000000000000abcd in ??\n");
+}
+
+TEST_CASE("the calling thread's backtrace starts at its caller's caller", "[backtrace]") {
+  const std::vector<stack_frame> frames = caller_of_capture();
+  REQUIRE_FALSE(frames.empty());
+  CHECK(frames.front().function.find("caller_of_capture") != std::string::npos);
+  CHECK_FALSE(frames.front().module.empty());
+  CHECK_FALSE(names_function(frames, "capture_here"));
+  CHECK_FALSE(names_function(frames, "backtrace_of_self"));
+}
+
+TEST_CASE("a signal handler's backtrace is named by the symbolising thread, or mangled without it",
+          "[backtrace]") {
+  SECTION("with the symbolising thread: demangled, with modules, as backtrace_format writes") {
+    REQUIRE(backtrace_fatal_start() == 0);
+    const std::string text = fatal_backtrace_text();
+    backtrace_fatal_stop();
+    INFO(text);
+    CHECK(text.find("T: #0  0x") == 0);
+    CHECK(text.find("write_fatal_on_signal") == std::string::npos);
+    // "... in FUNCTION(ARGS)+0xOFF (MODULE)"
+    const auto at = text.find("(anonymous namespace)::interrupted_by_sigusr1()+0x");
+    REQUIRE(at != std::string::npos);
+    CHECK(text.substr(at, text.find('\n', at) - at).find("backtrace_test)") != std::string::npos);
+  }
+  SECTION("without it: the handler writes libunwind's mangled names itself") {
+    const std::string text = fatal_backtrace_text();
+    INFO(text);
+    CHECK(text.find("T: #0  0x") == 0);
+    CHECK(text.find("interrupted_by_sigusr1Ev+0x") != std::string::npos);
+    CHECK(text.find("(anonymous namespace)") == std::string::npos);
+  }
 }

@@ -1,4 +1,4 @@
-// Built by tests/integration/cmake_project/CMakeLists.txt against an installed pgas: every
+// Built by tests/integration/cmake_project/CMakeLists.txt against pgas's CMake package: every
 // thread writes its number + 1 into a shared array, thread 0 sums them and prints the sum.
 #include <cstdio>
 

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -79,7 +80,10 @@ enum fatal_state : std::uint32_t {
 
 struct fatal_buffer {
   std::atomic<std::uint32_t> state{fatal_stop};
-  const char* prefix = "";  // written by the handler before `fatal_posted`
+  // Written by the handler before `fatal_posted`: the interrupted context (valid while the
+  // handler waits, which freezes the stack below it) and the frames' addresses, unnamed.
+  const char* prefix = "";
+  void* context = nullptr;
   int count = 0;
   raw_frame frames[max_frames];
 };
@@ -88,7 +92,9 @@ fatal_buffer fatal;
 pthread_t symboliser{};
 bool symboliser_running = false;
 
-int record_frames(unw_cursor_t& cursor, raw_frame* frames) noexcept {
+// Without `names`, only the addresses: libunwind 1.6's unw_get_proc_name allocates on every
+// call (it reads the symbol table through a buffer from malloc), its other calls here do not.
+int record_frames(unw_cursor_t& cursor, raw_frame* frames, bool names = true) noexcept {
   int n = 0;
   do {
     raw_frame& f = frames[n];
@@ -96,10 +102,13 @@ int record_frames(unw_cursor_t& cursor, raw_frame* frames) noexcept {
     unw_proc_info_t info;
     f.start = unw_get_proc_info(&cursor, &info) == 0 ? info.start_ip : 0;
     f.offset = 0;
-    // A name cut short (-UNW_ENOMEM) is still worth keeping.
-    const int r = unw_get_proc_name(&cursor, f.name, sizeof f.name, &f.offset);
-    if (r != 0 && r != -UNW_ENOMEM) f.name[0] = '\0';
-    f.name[sizeof f.name - 1] = '\0';
+    f.name[0] = '\0';
+    if (names) {
+      // A name cut short (-UNW_ENOMEM) is still worth keeping.
+      const int r = unw_get_proc_name(&cursor, f.name, sizeof f.name, &f.offset);
+      if (r != 0 && r != -UNW_ENOMEM) f.name[0] = '\0';
+      f.name[sizeof f.name - 1] = '\0';
+    }
     ++n;
   } while (n < max_frames && unw_step(&cursor) > 0);
   return n;
@@ -141,11 +150,11 @@ void warm_up() noexcept {
 // Unwinds from the instruction the signal interrupted: the handler's third argument is that
 // context, which libunwind takes as a signal frame's (its unw_context_t is the ucontext_t on
 // Linux), so the handler's own frames never appear.
-int unwind_interrupted(void* ucontext, raw_frame* frames) noexcept {
+int unwind_interrupted(void* ucontext, raw_frame* frames, bool names = true) noexcept {
   unw_cursor_t cursor;
   if (unw_init_local2(&cursor, static_cast<unw_context_t*>(ucontext), UNW_INIT_SIGNAL_FRAME) != 0)
     return 0;
-  return record_frames(cursor, frames);
+  return record_frames(cursor, frames, names);
 }
 
 void on_backtrace_signal(int, siginfo_t*, void* ucontext) {
@@ -177,6 +186,9 @@ std::uint32_t wait_while(std::atomic<std::uint32_t>& state, std::uint32_t from,
 // handler has not given up on it meanwhile.
 void* symboliser_main(void*) {
   tls_runtime_thread = "the backtrace symbolising thread";
+  // A process-directed fatal signal must go to a thread that can report it, not to this one.
+  os_block_signals();
+  static raw_frame named[max_frames];
   for (;;) {
     const std::uint32_t s = fatal.state.load(std::memory_order_acquire);
     if (s == fatal_stop) return nullptr;
@@ -186,12 +198,21 @@ void* symboliser_main(void*) {
       os_futex_wait(&fatal.state, s, 0);
       continue;
     }
-    const std::string text = backtrace_format(symbolise(fatal.frames, fatal.count), fatal.prefix);
+    // The faulting thread waits in its handler, so the stack the context describes stays as
+    // it is: unwind it again from here, naming the frames where allocating is safe.
+    int count = unwind_interrupted(fatal.context, named);
+    const raw_frame* frames = named;
+    if (count == 0) {
+      frames = fatal.frames;
+      count = fatal.count;
+    }
+    const std::string text = backtrace_format(symbolise(frames, count), fatal.prefix);
     expected = fatal_taken;
     if (fatal.state.compare_exchange_strong(expected, fatal_writing, std::memory_order_acq_rel)) {
       os_write_stderr(text);
-      fatal.state.store(fatal_written, std::memory_order_release);
-      os_futex_wake(&fatal.state, 1);
+      expected = fatal_writing;
+      fatal.state.compare_exchange_strong(expected, fatal_written, std::memory_order_acq_rel);
+      os_futex_wake(&fatal.state, INT_MAX);
     }
   }
 }
@@ -216,8 +237,9 @@ struct frame_line {
   }
 };
 
-// The handler's own way out when the symbolising thread does not answer: names as libunwind
-// read them (mangled), and no module (dladdr takes the loader's lock).
+// The handler's own way out when the symbolising thread does not answer (it may wait for a lock
+// the faulting thread holds, as naming a frame would): the addresses alone, no module (dladdr
+// takes the loader's lock).
 void write_raw_frames(const raw_frame* frames, int count, const char* prefix) noexcept {
   for (int i = 0; i < count; ++i) {
     const raw_frame& f = frames[i];
@@ -318,31 +340,43 @@ int backtrace_fatal_start() noexcept {
 
 void backtrace_fatal_stop() noexcept {
   if (!symboliser_running) return;
-  fatal.state.store(fatal_stop, std::memory_order_release);
-  os_futex_wake(&fatal.state, 1);
-  os_thread_join(symboliser);
-  symboliser_running = false;
+  // Only while no handler is between posting and its answer: one that is will end the process,
+  // and the thread may be busy for it (or stuck, on a lock that handler's thread holds).
+  std::uint32_t s = fatal.state.load(std::memory_order_acquire);
+  while (s == fatal_ready || s == fatal_written || s == fatal_abandoned) {
+    if (fatal.state.compare_exchange_weak(s, fatal_stop, std::memory_order_acq_rel)) {
+      os_futex_wake(&fatal.state, INT_MAX);
+      os_thread_join(symboliser);
+      symboliser_running = false;
+      return;
+    }
+  }
 }
 
 void backtrace_write_fatal(void* ucontext, const char* prefix) noexcept {
-  fatal.count = unwind_interrupted(ucontext, fatal.frames);
+  fatal.count = unwind_interrupted(ucontext, fatal.frames, false);
   fatal.prefix = prefix;
-  std::uint32_t expected = fatal_ready;
-  if (fatal.state.compare_exchange_strong(expected, fatal_posted, std::memory_order_acq_rel)) {
-    os_futex_wake(&fatal.state, 1);
+  fatal.context = ucontext;
+  std::uint32_t s = fatal_ready;
+  if (fatal.state.compare_exchange_strong(s, fatal_posted, std::memory_order_acq_rel)) {
+    os_futex_wake(&fatal.state, INT_MAX);
     const std::uint64_t deadline = os_now_ns() + symbolise_ns;
-    std::uint32_t s = wait_while(fatal.state, fatal_posted, deadline);
+    s = wait_while(fatal.state, fatal_posted, deadline);
     if (s == fatal_taken) s = wait_while(fatal.state, fatal_taken, deadline);
-    if (s == fatal_posted || s == fatal_taken) {
-      // Not answered in time (it may be stuck on a lock this thread holds): take the frames
-      // back, unless it has just begun writing them.
-      expected = s;
-      s = fatal.state.compare_exchange_strong(expected, fatal_abandoned, std::memory_order_acq_rel)
-              ? fatal_abandoned
-              : expected;
+    // Not answered in time (the thread may be stuck on a lock this thread holds): take the
+    // frames back, unless it has begun writing them. A failed exchange returns the state now
+    // (the thread may have just moved it from posted to taken): try again from there.
+    while ((s == fatal_posted || s == fatal_taken) &&
+           !fatal.state.compare_exchange_weak(s, fatal_abandoned, std::memory_order_acq_rel)) {
     }
+    if (s == fatal_posted || s == fatal_taken) s = fatal_abandoned;
     if (s == fatal_writing) s = wait_while(fatal.state, fatal_writing, os_now_ns() + symbolise_ns);
-    if (s != fatal_abandoned) return;  // written, or being written
+    if (s == fatal_written) {
+      // Ready for the next report (a process that survives this signal: tests).
+      fatal.state.compare_exchange_strong(s, fatal_ready, std::memory_order_acq_rel);
+      return;
+    }
+    if (s != fatal_abandoned) return;  // still being written: give it no more time
   }
   write_raw_frames(fatal.frames, fatal.count, prefix);
 }

@@ -9,20 +9,22 @@
 //
 // Caveat: unwinding inside a signal handler is async-signal-safe "in practice" only.
 // libunwind's local unwinder takes no locks and does not allocate once its caches exist, but
-// naming a frame reads the ELF file of the code, and libunwind 1.6 allocates (malloc) the
-// first time it looks at an image: the program's own image is looked at once at install, so
-// in a handler this happens only for a library no earlier backtrace went through. A thread
-// interrupted inside malloc could then block in its handler; the asker's bounded wait turns
-// that into a frame-less entry, never a hang (and the report ends the job anyway). An
+// naming a frame (unw_get_proc_name) reads the ELF symbol table of the code through a buffer
+// that libunwind 1.6 allocates with malloc on every call. A thread interrupted inside malloc
+// could then block in its handler; the asker's bounded wait turns that into a frame-less entry,
+// never a hang (and the report ends the job anyway; later threads of the same report then get
+// -EBUSY). An
 // interrupted thread whose stack or unwind tables are corrupt may give a short or wrong
 // backtrace. A thread that has the signal blocked, or is stopped, does not answer: the caller
 // then gets -ETIMEDOUT rather than waiting forever.
 //
-// A fatal signal's backtrace is unwound the same way by the faulting thread's own handler, but
-// demangling and naming modules allocate, and a thread that faulted inside malloc (heap
-// corruption ends in abort() with the arena locked) would deadlock on its own lock: so the
-// handler hands its raw frames to a symbolising thread started beforehand, waits for it,
-// bounded, and writes the frames with their mangled names itself when it does not answer.
+// A fatal signal's backtrace must not allocate at all in the handler: a thread that faulted
+// inside malloc (heap corruption ends in abort() with the arena locked) would deadlock on its
+// own lock. So the faulting thread's handler only records the frames' addresses and posts its
+// interrupted context to a symbolising thread started beforehand, then waits, bounded. That
+// thread unwinds the same context again (the handler's wait keeps the stack below it as it
+// is), names, demangles and writes the frames. When it does not answer, the handler writes the
+// addresses itself.
 #pragma once
 
 #include <cstdint>
@@ -64,7 +66,7 @@ std::vector<stack_frame> backtrace_of_self(int skip);
 /// unwinds once here so that libunwind's caches exist and the images on this stack (the
 /// program, the runtime, libc) have been looked at before any handler runs. Call before the
 /// fatal-signal handlers are installed; backtrace_fatal_stop joins the thread. Returns 0 or
-/// -errno: without the thread, fatal backtraces are written with mangled names.
+/// -errno: without the thread, fatal backtraces are written as addresses only.
 int backtrace_fatal_start() noexcept;
 void backtrace_fatal_stop() noexcept;
 
@@ -72,9 +74,9 @@ void backtrace_fatal_stop() noexcept;
 /// interrupted (`ucontext`: the third argument of an SA_SIGINFO handler), each frame's line as
 /// backtrace_format writes it with `prefix` (a string that outlives the call). For a
 /// fatal-signal handler that has claimed the report (fault_claim): one caller at a time, one
-/// static buffer. It allocates nothing and takes no lock itself (see the caveat above for
-/// libunwind); the symbolising thread gets up to 1 s to demangle and write the frames, after
-/// which they are written here, each as "0xADDR in MANGLED_NAME+0xOFF", without its module.
+/// static buffer. It allocates nothing and takes no lock itself; the symbolising thread gets up
+/// to 1 s to name and write the frames, after which they are written here, each as
+/// "0xADDR in ??", without names or modules.
 void backtrace_write_fatal(void* ucontext, const char* prefix) noexcept;
 
 /// The frames, one line each: "PREFIX#N  0xADDR in FUNCTION+0xOFF (MODULE)".

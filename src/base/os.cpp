@@ -129,6 +129,12 @@ bool actions_saved = false;
 thread_local void* signal_stack = nullptr;
 }  // namespace
 
+void os_block_signals() noexcept {
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
+}
+
 int os_install_fatal_signals(os_signal_handler handler) noexcept {
   struct sigaction sa {};
   sa.sa_sigaction = handler;

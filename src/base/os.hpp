@@ -53,6 +53,9 @@ int os_thread_create(pthread_t* out, std::size_t stack_bytes, void* (*fn)(void*)
 int os_thread_join(pthread_t t) noexcept;
 /// The calling thread's kernel thread id (gettid), never 0. Async-signal-safe.
 int os_thread_id() noexcept;
+/// Blocks every signal that can be blocked in the calling thread, so that the kernel delivers
+/// process-directed signals to other threads (a runtime helper thread that must not field them).
+void os_block_signals() noexcept;
 /// Sends `sig` to thread `tid` of this process (tgkill). -ESRCH when that thread has ended.
 /// Async-signal-safe.
 int os_signal_thread(int tid, int sig) noexcept;

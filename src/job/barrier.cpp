@@ -90,13 +90,23 @@ std::string describe(const thread_record& r) {
 // perhaps without a processor) will move on, and its recorded call is stale: the report waits
 // for it. The pending phase is the one whose sense bit the arrival word holds (a thread is at
 // most one phase behind the pending one).
+bool waits_at_pending(job& j, const thread_record& r) {
+  return sense_of(r.waits_for.load(std::memory_order_relaxed)) ==
+         (j.barrier.arrivals.load(std::memory_order_seq_cst) & sense_bit);
+}
+
 bool at_rest(int t) {
   job* j = job_current();
   const thread_record& r = j->record(t);
   const thread_state st = r.state.load(std::memory_order_acquire);
   if (st != thread_state::waiting) return st == thread_state::returned;
-  return sense_of(r.waits_for.load(std::memory_order_relaxed)) ==
-         (j->barrier.arrivals.load(std::memory_order_seq_cst) & sense_bit);
+  return waits_at_pending(*j, r);
+}
+
+// A thread still recorded as waiting whose phase was released: it is between pgas::notify()
+// and pgas::wait(), running, or has not run since the release (the settle gave up on it).
+std::string past(const thread_record& r) {
+  return fmt::format("is running, past {} (its phase has completed)", describe(r));
 }
 
 [[noreturn]] void report_mismatch(job& j, const barrier_op& mine, const signature& established) {
@@ -114,7 +124,8 @@ bool at_rest(int t) {
     if (t == mythread()) {
       msg += fmt::format("  thread {}: {} <- disagrees\n", t, describe(r));
     } else if (r.state.load(std::memory_order_acquire) == thread_state::waiting) {
-      msg += fmt::format("  thread {}: {}\n", t, describe(r));
+      msg += waits_at_pending(j, r) ? fmt::format("  thread {}: {}\n", t, describe(r))
+                                    : fmt::format("  thread {} {}\n", t, past(r));
     } else if (r.state.load(std::memory_order_acquire) == thread_state::returned) {
       msg += fmt::format("  thread {}: returned from its body\n", t);
     } else {
@@ -136,7 +147,8 @@ bool at_rest(int t) {
     if (st == thread_state::returned) {
       returned += fmt::format("{}{} (status {})", returned.empty() ? "" : ", ", t, r.status);
     } else if (st == thread_state::waiting) {
-      waiting += fmt::format("\n  thread {} waits in {}", t, describe(r));
+      waiting += waits_at_pending(j, r) ? fmt::format("\n  thread {} waits in {}", t, describe(r))
+                                        : fmt::format("\n  thread {} {}", t, past(r));
     } else if (std::string lock = wait_graph_describe(j, t); !lock.empty()) {
       waiting += "\n  " + lock;
     } else {

@@ -570,6 +570,14 @@ TEST_CASE("early_return: a barrier that can never complete is reported, not hung
     CHECK(names_location(r.err, "early_return", line_others));
     CHECK_FALSE(names_location(r.err, "early_return", line_common));
   }
+  // Thread 2 is between notify and wait of a completed phase when thread 0 finds the deadlock.
+  const int line_notify = line_of("early_return", "@early_return:notify");
+  const result r = launch_program(3, "early_return", {"split"});
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(names_location(r.err, "early_return", line0));
+  CHECK(matches(r.err, "thread 2 is running, past pgas::notify at [^ ]*early_return\\.cpp:" +
+                           std::to_string(line_notify) + " \\(its phase has completed\\)"));
 }
 
 // Lock deadlocks (include/pgas/lock.hpp): detected within about a second, so reported well

@@ -326,9 +326,21 @@ int backtrace_of_thread(int tid, std::uint64_t timeout_ns, std::vector<stack_fra
   return symbolise(frames.get(), record_frames(cursor, frames.get()));
 }
 
+namespace {
+
+// A child of fork() has no symbolising thread: its handlers write addresses at once.
+void forget_symboliser() {
+  fatal.state.store(fatal_stop, std::memory_order_relaxed);
+  symboliser_running = false;
+}
+
+}  // namespace
+
 int backtrace_fatal_start() noexcept {
   warm_up();
   if (symboliser_running) return 0;
+  static const int at_fork = os_at_fork_child(forget_symboliser);
+  (void)at_fork;
   fatal.state.store(fatal_ready, std::memory_order_relaxed);
   if (const int r = os_thread_create(&symboliser, 0, symboliser_main, nullptr); r != 0) {
     fatal.state.store(fatal_stop, std::memory_order_relaxed);

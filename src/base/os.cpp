@@ -129,6 +129,10 @@ bool actions_saved = false;
 thread_local void* signal_stack = nullptr;
 }  // namespace
 
+int os_at_fork_child(void (*fn)()) noexcept {
+  return -pthread_atfork(nullptr, nullptr, fn);
+}
+
 void os_block_signals() noexcept {
   sigset_t all;
   sigfillset(&all);

@@ -53,6 +53,9 @@ int os_thread_create(pthread_t* out, std::size_t stack_bytes, void* (*fn)(void*)
 int os_thread_join(pthread_t t) noexcept;
 /// The calling thread's kernel thread id (gettid), never 0. Async-signal-safe.
 int os_thread_id() noexcept;
+/// Registers `fn` to run in the child after fork() (pthread_atfork), for state that names
+/// threads the child does not have. Registrations cannot be undone: register once.
+int os_at_fork_child(void (*fn)()) noexcept;
 /// Blocks every signal that can be blocked in the calling thread, so that the kernel delivers
 /// process-directed signals to other threads (a runtime helper thread that must not field them).
 void os_block_signals() noexcept;

@@ -71,6 +71,7 @@
 #include <pgas/detail/export.hpp>
 
 #include <array>
+#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <functional>
@@ -86,6 +87,9 @@
 #include <pgas/lock.hpp>
 #include <pgas/shared_array.hpp>
 #include <pgas/sptr.hpp>
+
+/// UPC's opaque lock type (<pgas/upc.hpp>); only `upc_lock_t *` is used.
+struct upc_lock_t;
 
 namespace pgas {
 
@@ -358,6 +362,9 @@ class PGAS_API static_lock final : private detail::static_handles<lock_t> {
   /// The lock's handle (the same on every thread of the job).
   lock_t get() const { return mine(); }
   operator lock_t() const { return mine(); }
+  /// UPC's `upc_lock_t *` for the same lock, so that a port's upc_lock(lk), upc_unlock(lk),
+  /// upc_lock_attempt(lk) stay as written (<pgas/upc.hpp>; the pointer carries the lock_t).
+  operator upc_lock_t*() const { return std::bit_cast<upc_lock_t*>(mine()); }
 
   /// pgas/lock.hpp: lock(), try_lock(), unlock() and holder() of get().
   void lock(std::source_location where = std::source_location::current()) const {

@@ -103,6 +103,32 @@ TEST_CASE("upc_lock_t pointers are lock handles", "[upc]") {
   REQUIRE(rc == 0);
 }
 
+// A port's `upc_lock_t *lk;` that every thread assigns upc_all_lock_alloc() (README, porting).
+pgas::static_lock ported_lock;
+
+TEST_CASE("a static lock is used by the UPC lock calls as written", "[upc]") {
+  const int rc = pgas::run(test_job(3), 0, nullptr, [] {
+    pgas::shared_array<long, 1, 1> counter({1});
+    upc_barrier;
+    for (int i = 0; i < 500; ++i) {
+      upc_lock(ported_lock);
+      counter[0] += 1;
+      upc_unlock(ported_lock);
+    }
+    upc_barrier;
+    int bad = counter[0] != 1500;
+    if (MYTHREAD == 0) bad += upc_lock_attempt(ported_lock) != 1;
+    upc_barrier;
+    if (MYTHREAD == 1) bad += upc_lock_attempt(ported_lock) != 0;  // held by thread 0
+    upc_lock_t* same = ported_lock;
+    bad += same != static_cast<upc_lock_t*>(ported_lock);
+    upc_barrier;
+    if (MYTHREAD == 0) upc_unlock(ported_lock);
+    return bad;
+  });
+  REQUIRE(rc == 0);
+}
+
 TEST_CASE("upc_all_alloc, upc_global_alloc and upc_alloc give pointers upc_free takes back",
           "[upc]") {
   const int rc = pgas::run(test_job(3), 0, nullptr, [] {

@@ -31,6 +31,12 @@ namespace {
 
 std::atomic<bool> ending{false};
 thread_local bool claimed_here = false;
+// The thread's stack, for telling a stack overflow from other bad addresses (0: unknown).
+[[gnu::tls_model("initial-exec")]] thread_local std::uintptr_t stack_lo = 0;
+[[gnu::tls_model("initial-exec")]] thread_local std::size_t stack_bytes = 0;
+// A fault this far below a stack's end is taken for its overflow: past the guard page, where a
+// large frame's first store lands.
+constexpr std::uintptr_t overflow_reach = 1 << 20;
 std::terminate_handler previous_terminate = nullptr;
 
 fault_explainer explainer = nullptr;
@@ -104,7 +110,14 @@ void on_fatal_signal(int sig, siginfo_t* info, void* ucontext) {
   if (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL) {
     b.add(" at address ");
     b.add_hex(reinterpret_cast<unsigned long long>(info->si_addr));
-    if (sig == SIGSEGV && explainer != nullptr) {
+    const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
+    if (sig == SIGSEGV && stack_lo != 0 && addr < stack_lo && stack_lo - addr <= overflow_reach) {
+      b.add(": the thread's stack overflowed (");
+      b.add_int(static_cast<long long>(stack_bytes / 1024));
+      b.add(
+          " KiB; PGAS_STACK_SIZE sets it for the threads the runtime starts, `ulimit -s` for "
+          "thread 0)");
+    } else if (sig == SIGSEGV && explainer != nullptr) {
       fault_text why;
       if (explainer(info->si_addr, why)) {
         b.add(": ");
@@ -233,6 +246,7 @@ void faults_uninstall() {
 
 void faults_thread_start() {
   os_setup_signal_stack();
+  if (os_thread_stack(&stack_lo, &stack_bytes) != 0) stack_lo = 0;
 }
 void faults_thread_end() {
   os_release_signal_stack();

@@ -129,6 +129,19 @@ bool actions_saved = false;
 thread_local void* signal_stack = nullptr;
 }  // namespace
 
+int os_thread_stack(std::uintptr_t* lo, std::size_t* bytes) noexcept {
+  pthread_attr_t attr;
+  if (const int r = pthread_getattr_np(pthread_self(), &attr); r != 0) return -r;
+  void* addr = nullptr;
+  std::size_t size = 0;
+  const int r = pthread_attr_getstack(&attr, &addr, &size);
+  pthread_attr_destroy(&attr);
+  if (r != 0) return -r;
+  *lo = reinterpret_cast<std::uintptr_t>(addr);
+  *bytes = size;
+  return 0;
+}
+
 int os_at_fork_child(void (*fn)()) noexcept {
   return -pthread_atfork(nullptr, nullptr, fn);
 }

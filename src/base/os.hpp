@@ -53,6 +53,9 @@ int os_thread_create(pthread_t* out, std::size_t stack_bytes, void* (*fn)(void*)
 int os_thread_join(pthread_t t) noexcept;
 /// The calling thread's kernel thread id (gettid), never 0. Async-signal-safe.
 int os_thread_id() noexcept;
+/// The calling thread's stack: its lowest address and its size (pthread_getattr_np; for the
+/// main thread, as far as its limit lets it grow). Returns 0 or -errno.
+int os_thread_stack(std::uintptr_t* lo, std::size_t* bytes) noexcept;
 /// Registers `fn` to run in the child after fork() (pthread_atfork), for state that names
 /// threads the child does not have. Registrations cannot be undone: register once.
 int os_at_fork_child(void (*fn)()) noexcept;

@@ -541,6 +541,17 @@ TEST_CASE("segv: a fatal signal kills the job with that signal", "[fault]") {
   }
 }
 
+TEST_CASE("segv stack: a stack overflow is named as one", "[fault]") {
+  const result r = launch_program(2, "segv", {"1", "stack"});
+  INFO(r);
+  REQUIRE_FALSE(r.hung);
+  CHECK(r.signal == SIGSEGV);
+  CHECK(names_thread(r.err, 1));
+  CHECK(contains(r.err, ": the thread's stack overflowed ("));
+  CHECK(contains(r.err, "PGAS_STACK_SIZE"));
+  CHECK(contains(r.err, "recurse(int)+0x"));
+}
+
 TEST_CASE("global_exit: pgas::exit(7) ends every thread with status 7", "[fault]") {
   const result r = launch_program(4, "global_exit");
   require_exit(r, 7);

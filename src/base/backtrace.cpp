@@ -32,6 +32,7 @@
 #include <pgas/detail/identity.hpp>
 
 #include "src/base/os.hpp"
+#include "src/base/source_lines.hpp"
 
 namespace pgas::detail {
 
@@ -122,9 +123,13 @@ bool name_fits(const raw_frame& f) noexcept {
   return f.name[0] != '\0' && !beyond;
 }
 
+// Frame 0 is where the thread is (or was interrupted); the others are return addresses, whose
+// call is the instruction before.
 std::vector<stack_frame> symbolise(const raw_frame* frames, int count) {
   std::vector<stack_frame> out;
   out.reserve(static_cast<std::size_t>(count));
+  std::vector<std::uintptr_t> calls;
+  calls.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     const raw_frame& f = frames[i];
     stack_frame s;
@@ -133,6 +138,12 @@ std::vector<stack_frame> symbolise(const raw_frame* frames, int count) {
     if (const char* m = os_module_of(reinterpret_cast<const void*>(f.ip))) s.module = m;
     if (name_fits(f)) s.function = backtrace_demangle(f.name);
     out.push_back(std::move(s));
+    calls.push_back(i == 0 || f.ip == 0 ? f.ip : f.ip - 1);
+  }
+  const std::vector<source_line> lines = source_lines_of(calls);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i].file = lines[i].file;
+    out[i].line = lines[i].line;
   }
   return out;
 }
@@ -399,6 +410,7 @@ std::string backtrace_format(const std::vector<stack_frame>& frames, std::string
     const stack_frame& f = frames[i];
     out += fmt::format("{}#{:<2} {:#018x} in ", prefix, i, f.ip);
     out += f.function.empty() ? std::string("??") : fmt::format("{}+{:#x}", f.function, f.offset);
+    if (f.line > 0) out += fmt::format(" at {}:{}", f.file, f.line);
     if (!f.module.empty()) out += fmt::format(" ({})", f.module);
     out += '\n';
   }

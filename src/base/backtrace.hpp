@@ -40,6 +40,8 @@ struct stack_frame {
   std::string function;       // demangled; empty when unknown
   std::uintptr_t offset = 0;  // of ip into `function`
   std::string module;         // the program or shared library holding ip; empty when unknown
+  std::string file;           // the source file and line (of the call, for callers), from the
+  int line = 0;               //   image's debug information; empty and 0 when unknown
 };
 
 /// Installs the handler of os_backtrace_signal() for the process (saving the previous action);
@@ -79,7 +81,8 @@ void backtrace_fatal_stop() noexcept;
 /// "0xADDR in ??", without names or modules.
 void backtrace_write_fatal(void* ucontext, const char* prefix) noexcept;
 
-/// The frames, one line each: "PREFIX#N  0xADDR in FUNCTION+0xOFF (MODULE)".
+/// The frames, one line each: "PREFIX#N  0xADDR in FUNCTION+0xOFF at FILE:LINE (MODULE)",
+/// without " at FILE:LINE" where the line is unknown.
 std::string backtrace_format(const std::vector<stack_frame>& frames, std::string_view prefix);
 
 }  // namespace pgas::detail

@@ -161,12 +161,14 @@ TEST_CASE("a thread that does not answer times out, and the next capture still w
 }
 
 TEST_CASE("frames are formatted one line each, unknown functions as ??", "[backtrace]") {
-  std::vector<stack_frame> frames(2);
-  frames[0] = {0x1234, "f(int)", 0x10, "/lib/x.so"};
-  frames[1] = {0xabcd, "", 0, ""};
+  std::vector<stack_frame> frames(3);
+  frames[0] = {0x1234, "f(int)", 0x10, "/lib/x.so", "", 0};
+  frames[1] = {0xabcd, "", 0, "", "", 0};
+  frames[2] = {0x5678, "g()", 0x8, "/bin/p", "src/g.cpp", 42};
   CHECK(backtrace_format(frames, "pgas:   ") ==
         "pgas:   #0  0x0000000000001234 in f(int)+0x10 (/lib/x.so)\n"
-        "pgas:   #1  0x000000000000abcd in ??\n");
+        "pgas:   #1  0x000000000000abcd in ??\n"
+        "pgas:   #2  0x0000000000005678 in g()+0x8 at src/g.cpp:42 (/bin/p)\n");
 }
 
 TEST_CASE("the calling thread's backtrace starts at its caller's caller", "[backtrace]") {
@@ -176,6 +178,13 @@ TEST_CASE("the calling thread's backtrace starts at its caller's caller", "[back
   CHECK_FALSE(frames.front().module.empty());
   CHECK_FALSE(names_function(frames, "capture_here"));
   CHECK_FALSE(names_function(frames, "backtrace_of_self"));
+#ifdef PGAS_TEST_DEBUG_INFO
+  // With debug information, the frame has the source line of the call in caller_of_capture.
+  INFO(frames.front().file << ":" << frames.front().line);
+  CHECK(frames.front().file.ends_with("backtrace_test.cpp"));
+  CHECK(frames.front().line > 0);
+  CHECK(backtrace_format(frames, "").find(" at ") != std::string::npos);
+#endif
 }
 
 TEST_CASE(

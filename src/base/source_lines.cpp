@@ -1,10 +1,17 @@
 // src/base/source_lines.cpp — source lines of code addresses by elfutils' libdwfl (see
 // source_lines.hpp). Entry point: source_lines_of().
+//
+// Opening the images' DWARF is what costs (tens of milliseconds per image); a report that
+// symbolises every thread's backtrace would pay it per thread. So one session serves every
+// lookup of the process, opened at the first and opened again when an address lies in no image
+// it knows (a library loaded since).
 
 #include "src/base/source_lines.hpp"
 
 #include <elfutils/libdwfl.h>
 #include <unistd.h>
+
+#include <mutex>
 
 namespace pgas::detail {
 
@@ -28,28 +35,44 @@ const Dwfl_Callbacks callbacks = {
     .debuginfo_path = nullptr,
 };
 
+std::mutex session_mutex;
+Dwfl* session = nullptr;  // under session_mutex; kept for the life of the process
+
+Dwfl* open_session() {
+  Dwfl* s = dwfl_begin(&callbacks);
+  if (s == nullptr) return nullptr;
+  if (dwfl_linux_proc_report(s, getpid()) != 0 || dwfl_report_end(s, nullptr, nullptr) != 0) {
+    dwfl_end(s);
+    return nullptr;
+  }
+  return s;
+}
+
 }  // namespace
 
 std::vector<source_line> source_lines_of(const std::vector<std::uintptr_t>& addresses) {
   std::vector<source_line> out(addresses.size());
-  Dwfl* session = dwfl_begin(&callbacks);
-  if (session == nullptr) return out;
-  if (dwfl_linux_proc_report(session, getpid()) == 0 &&
-      dwfl_report_end(session, nullptr, nullptr) == 0) {
-    for (std::size_t i = 0; i < addresses.size(); ++i) {
-      const auto pc = static_cast<Dwarf_Addr>(addresses[i]);
-      Dwfl_Module* module = dwfl_addrmodule(session, pc);
-      if (module == nullptr) continue;
-      Dwfl_Line* line = dwfl_module_getsrc(module, pc);
-      if (line == nullptr) continue;
-      int number = 0;
-      const char* file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr);
-      if (file == nullptr || number <= 0) continue;
-      out[i].file = file;
-      out[i].line = number;
+  const std::lock_guard<std::mutex> hold(session_mutex);
+  if (session == nullptr) session = open_session();
+  bool reopened = false;
+  for (std::size_t i = 0; i < addresses.size() && session != nullptr; ++i) {
+    const auto pc = static_cast<Dwarf_Addr>(addresses[i]);
+    Dwfl_Module* module = dwfl_addrmodule(session, pc);
+    if (module == nullptr && !reopened) {
+      dwfl_end(session);
+      session = open_session();
+      reopened = true;
+      if (session != nullptr) module = dwfl_addrmodule(session, pc);
     }
+    if (module == nullptr) continue;
+    Dwfl_Line* line = dwfl_module_getsrc(module, pc);
+    if (line == nullptr) continue;
+    int number = 0;
+    const char* file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr);
+    if (file == nullptr || number <= 0) continue;
+    out[i].file = file;
+    out[i].line = number;
   }
-  dwfl_end(session);
   return out;
 }
 

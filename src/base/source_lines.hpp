@@ -3,9 +3,9 @@
 // fault and timeout reports (src/base/backtrace.hpp).
 //
 // Only images built with debug information (-g) have line tables; an address in one without
-// gets no line. One lookup session per call: it reads /proc/self/maps and the images' ELF files,
-// milliseconds, so it is for reports, never for hot paths, and never for a signal handler
-// (it allocates).
+// gets no line. The first call opens the process's images (/proc/self/maps, their ELF and DWARF:
+// tens of milliseconds each) and keeps them for later calls, so it is for reports, never for hot
+// paths, and never for a signal handler (it allocates and takes a lock). Thread-safe.
 #pragma once
 
 #include <cstdint>

@@ -123,9 +123,9 @@ bool name_fits(const raw_frame& f) noexcept {
   return f.name[0] != '\0' && !beyond;
 }
 
-// Frame 0 is where the thread is (or was interrupted); the others are return addresses, whose
-// call is the instruction before.
-std::vector<stack_frame> symbolise(const raw_frame* frames, int count) {
+// The others are return addresses, whose call is the instruction before; frame 0 is one too
+// unless `interrupted` (an unwind from a signal's context: the instruction it stopped at).
+std::vector<stack_frame> symbolise(const raw_frame* frames, int count, bool interrupted) {
   std::vector<stack_frame> out;
   out.reserve(static_cast<std::size_t>(count));
   std::vector<std::uintptr_t> calls;
@@ -138,7 +138,7 @@ std::vector<stack_frame> symbolise(const raw_frame* frames, int count) {
     if (const char* m = os_module_of(reinterpret_cast<const void*>(f.ip))) s.module = m;
     if (name_fits(f)) s.function = backtrace_demangle(f.name);
     out.push_back(std::move(s));
-    calls.push_back(i == 0 || f.ip == 0 ? f.ip : f.ip - 1);
+    calls.push_back((i == 0 && interrupted) || f.ip == 0 ? f.ip : f.ip - 1);
   }
   const std::vector<source_line> lines = source_lines_of(calls);
   for (std::size_t i = 0; i < out.size(); ++i) {
@@ -217,7 +217,7 @@ void* symboliser_main(void*) {
       frames = fatal.frames;
       count = fatal.count;
     }
-    const std::string text = backtrace_format(symbolise(frames, count), fatal.prefix);
+    const std::string text = backtrace_format(symbolise(frames, count, true), fatal.prefix);
     expected = fatal_taken;
     if (fatal.state.compare_exchange_strong(expected, fatal_writing, std::memory_order_acq_rel)) {
       os_write_stderr(text);
@@ -319,7 +319,7 @@ int backtrace_of_thread(int tid, std::uint64_t timeout_ns, std::vector<stack_fra
     buffer_lost = true;
     return -ETIMEDOUT;
   }
-  out = symbolise(buffer.frames, buffer.count);
+  out = symbolise(buffer.frames, buffer.count, true);
   buffer.state.store(idle, std::memory_order_release);
   return 0;
 }
@@ -334,7 +334,7 @@ int backtrace_of_thread(int tid, std::uint64_t timeout_ns, std::vector<stack_fra
     if (unw_step(&cursor) <= 0) return {};
   }
   auto frames = std::make_unique<raw_frame[]>(max_frames);
-  return symbolise(frames.get(), record_frames(cursor, frames.get()));
+  return symbolise(frames.get(), record_frames(cursor, frames.get()), false);
 }
 
 namespace {

@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include <mutex>
+#include <new>
+
+#include "src/base/os.hpp"
 
 namespace pgas::detail {
 
@@ -38,6 +41,13 @@ const Dwfl_Callbacks callbacks = {
 std::mutex session_mutex;
 Dwfl* session = nullptr;  // under session_mutex; kept for the life of the process
 
+// A child of fork() may inherit the mutex held by a thread it does not have: it starts afresh
+// (the parent's session is left to it, unused).
+void forget_session() {
+  new (&session_mutex) std::mutex;
+  session = nullptr;
+}
+
 Dwfl* open_session() {
   Dwfl* s = dwfl_begin(&callbacks);
   if (s == nullptr) return nullptr;
@@ -52,13 +62,17 @@ Dwfl* open_session() {
 
 std::vector<source_line> source_lines_of(const std::vector<std::uintptr_t>& addresses) {
   std::vector<source_line> out(addresses.size());
+  static const int at_fork = os_at_fork_child(forget_session);
+  (void)at_fork;
   const std::lock_guard<std::mutex> hold(session_mutex);
   if (session == nullptr) session = open_session();
   bool reopened = false;
   for (std::size_t i = 0; i < addresses.size() && session != nullptr; ++i) {
     const auto pc = static_cast<Dwarf_Addr>(addresses[i]);
     Dwfl_Module* module = dwfl_addrmodule(session, pc);
-    if (module == nullptr && !reopened) {
+    // Reopened only for an address in a mapped image (not 0, not generated code): opening is
+    // what costs, and a fatal report has a second for everything.
+    if (module == nullptr && !reopened && os_module_of(reinterpret_cast<const void*>(pc))) {
       dwfl_end(session);
       session = open_session();
       reopened = true;

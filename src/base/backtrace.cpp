@@ -260,14 +260,7 @@ void write_raw_frames(const raw_frame* frames, int count, const char* prefix) no
     l.add_number(static_cast<std::uint64_t>(i), 10, 1);
     l.add(i < 10 ? "  0x" : " 0x");
     l.add_number(f.ip, 16, 16);
-    l.add(" in ");
-    if (name_fits(f)) {
-      l.add(f.name);
-      l.add("+0x");
-      l.add_number(f.offset, 16, 1);
-    } else {
-      l.add("??");
-    }
+    l.add(" in ??");  // naming a frame allocates (record_frames)
     if (l.len == sizeof l.data) --l.len;
     l.data[l.len++] = '\n';
     os_write_stderr(std::string_view(l.data, l.len));

@@ -1,11 +1,10 @@
 // src/base/faults.cpp — job-wide failure handling (see faults.hpp).
 //
 // Signal handlers format their message by hand into a stack buffer: only async-signal-safe
-// calls (write, kill, futex) are made there, and libunwind, which is safe in practice once
-// prepared; the frames' names are demangled by a thread started for that beforehand
-// (backtrace_write_fatal). Uncaught exceptions reach the std::terminate handler; for threads
-// other than 0 the stack is still intact there (no handler was found, so nothing was unwound),
-// and the backtrace shows the throw site.
+// calls (write, kill, futex) are made there, and libunwind's unwinding without naming frames;
+// a thread started for that beforehand names them (backtrace_write_fatal). Uncaught exceptions
+// reach the std::terminate handler; for threads other than 0 the stack is still intact there (no
+// handler was found, so nothing was unwound), and the backtrace shows the throw site.
 
 #include "src/base/faults.hpp"
 

@@ -13,8 +13,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
+#include <map>
+#include <string>
+#include <vector>
 
 #include <pgas/error.hpp>
 #include <pgas/sync.hpp>
@@ -66,7 +70,8 @@ std::uint64_t sense_of(std::uint32_t generation) noexcept {
   return (generation & 1) != 0 ? sense_bit : 0;
 }
 
-std::string describe(const thread_record& r) {
+// The call a thread's record holds, without where it was made: what a mismatch compares.
+std::string call_of(const thread_record& r) {
   const char* op = r.op.load(std::memory_order_relaxed);
   std::string s = op != nullptr ? op : "?";
   if (const char* detail = r.detail.load(std::memory_order_relaxed)) {
@@ -80,6 +85,11 @@ std::string describe(const thread_record& r) {
                        r.id.load(std::memory_order_relaxed));
     }
   }
+  return s;
+}
+
+std::string describe(const thread_record& r) {
+  std::string s = call_of(r);
   const char* file = r.file.load(std::memory_order_relaxed);
   if (file != nullptr) s += fmt::format(" at {}:{}", file, r.line.load(std::memory_order_relaxed));
   return s;
@@ -119,13 +129,35 @@ std::string past(const thread_record& r) {
                     : std::string(
                           "collective mismatch: threads reached different barriers or collective "
                           "operations, or passed different values:\n");
+  // Which calls to mark: those unlike the call most threads made, or unlike the lowest
+  // thread's when no call has a majority (two threads, or a three-way split). The reporter is
+  // merely the thread that saw the difference, often from the majority's side.
+  std::vector<std::string> calls(static_cast<std::size_t>(j.threads));
+  std::map<std::string, int> made;
   for (int t = 0; t < j.threads; ++t) {
     const thread_record& r = j.record(t);
-    if (t == mythread()) {
-      msg += fmt::format("  thread {}: {} <- disagrees\n", t, describe(r));
+    if (t == mythread() || (r.state.load(std::memory_order_acquire) == thread_state::waiting &&
+                            waits_at_pending(j, r))) {
+      calls[static_cast<std::size_t>(t)] = call_of(r);
+      ++made[calls[static_cast<std::size_t>(t)]];
+    }
+  }
+  const auto most = std::max_element(
+      made.begin(), made.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  const bool majority = std::count_if(made.begin(), made.end(),
+                                      [&](const auto& m) { return m.second == most->second; }) == 1;
+  const auto first = std::find_if(calls.begin(), calls.end(), [](auto& c) { return !c.empty(); });
+  const std::string& norm = majority ? most->first : *first;
+  const std::string mark = majority
+                               ? std::string(" <- differs from the others")
+                               : fmt::format(" <- differs from thread {}", first - calls.begin());
+  for (int t = 0; t < j.threads; ++t) {
+    const thread_record& r = j.record(t);
+    const std::string& call = calls[static_cast<std::size_t>(t)];
+    if (!call.empty()) {
+      msg += fmt::format("  thread {}: {}{}\n", t, describe(r), call != norm ? mark : "");
     } else if (r.state.load(std::memory_order_acquire) == thread_state::waiting) {
-      msg += waits_at_pending(j, r) ? fmt::format("  thread {}: {}\n", t, describe(r))
-                                    : fmt::format("  thread {} {}\n", t, past(r));
+      msg += fmt::format("  thread {} {}\n", t, past(r));
     } else if (r.state.load(std::memory_order_acquire) == thread_state::returned) {
       msg += fmt::format("  thread {}: returned from its body\n", t);
     } else {

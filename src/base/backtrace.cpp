@@ -38,12 +38,18 @@ namespace pgas::detail {
 
 namespace {
 
+// A backtrace keeps the innermost max_frames frames; the buffers hold one more, whose presence
+// says the stack went on (a deep recursion, a stack overflow).
 constexpr int max_frames = 64;
+constexpr int recorded_frames = max_frames + 1;
 constexpr std::size_t name_bytes = 256;
 constexpr std::uint64_t poll_slice_ns = 10'000'000;
 // How long a fatal-signal handler waits for the symbolising thread (which demangles a few
 // dozen names: milliseconds), and then for its write to stderr to finish.
 constexpr std::uint64_t symbolise_ns = 1'000'000'000;
+
+// The line that ends a backtrace cut at max_frames (after the prefix).
+constexpr std::string_view more_frames = "...  more frames, not shown: only the innermost 64 are\n";
 
 struct raw_frame {
   unw_word_t ip;
@@ -58,7 +64,7 @@ struct capture_buffer {
   std::atomic<std::uint32_t> state{idle};
   std::atomic<int> tid{0};
   int count = 0;  // written by the handler before `done`
-  raw_frame frames[max_frames];
+  raw_frame frames[recorded_frames];
 };
 
 capture_buffer buffer;
@@ -86,7 +92,7 @@ struct fatal_buffer {
   const char* prefix = "";
   void* context = nullptr;
   int count = 0;
-  raw_frame frames[max_frames];
+  raw_frame frames[recorded_frames];
 };
 
 fatal_buffer fatal;
@@ -111,7 +117,7 @@ int record_frames(unw_cursor_t& cursor, raw_frame* frames, bool names = true) no
       f.name[sizeof f.name - 1] = '\0';
     }
     ++n;
-  } while (n < max_frames && unw_step(&cursor) > 0);
+  } while (n < recorded_frames && unw_step(&cursor) > 0);
   return n;
 }
 
@@ -125,7 +131,10 @@ bool name_fits(const raw_frame& f) noexcept {
 
 // The others are return addresses, whose call is the instruction before; frame 0 is one too
 // unless `interrupted` (an unwind from a signal's context: the instruction it stopped at).
+// Past max_frames, a marker entry instead of the frames.
 std::vector<stack_frame> symbolise(const raw_frame* frames, int count, bool interrupted) {
+  const bool cut = count > max_frames;
+  count = std::min(count, max_frames);
   std::vector<stack_frame> out;
   out.reserve(static_cast<std::size_t>(count));
   std::vector<std::uintptr_t> calls;
@@ -145,13 +154,18 @@ std::vector<stack_frame> symbolise(const raw_frame* frames, int count, bool inte
     out[i].file = lines[i].file;
     out[i].line = lines[i].line;
   }
+  if (cut) {
+    stack_frame marker;
+    marker.more = true;
+    out.push_back(std::move(marker));
+  }
   return out;
 }
 
 // The first unwind sets up libunwind's caches and the first proc-name lookup maps the ELF file
 // of each image on this stack: done outside any handler.
 void warm_up() noexcept {
-  static raw_frame warm[max_frames];
+  static raw_frame warm[recorded_frames];
   unw_context_t context;
   unw_cursor_t cursor;
   if (unw_getcontext(&context) == 0 && unw_init_local(&cursor, &context) == 0)
@@ -199,7 +213,7 @@ void* symboliser_main(void*) {
   tls_runtime_thread = "the backtrace symbolising thread";
   // A process-directed fatal signal must go to a thread that can report it, not to this one.
   os_block_signals();
-  static raw_frame named[max_frames];
+  static raw_frame named[recorded_frames];
   for (;;) {
     const std::uint32_t s = fatal.state.load(std::memory_order_acquire);
     if (s == fatal_stop) return nullptr;
@@ -252,7 +266,7 @@ struct frame_line {
 // the faulting thread holds, as naming a frame would): the addresses alone, no module (dladdr
 // takes the loader's lock).
 void write_raw_frames(const raw_frame* frames, int count, const char* prefix) noexcept {
-  for (int i = 0; i < count; ++i) {
+  for (int i = 0; i < std::min(count, max_frames); ++i) {
     const raw_frame& f = frames[i];
     frame_line l;
     l.add(prefix);
@@ -264,6 +278,10 @@ void write_raw_frames(const raw_frame* frames, int count, const char* prefix) no
     if (l.len == sizeof l.data) --l.len;
     l.data[l.len++] = '\n';
     os_write_stderr(std::string_view(l.data, l.len));
+  }
+  if (count > max_frames) {
+    os_write_stderr(prefix);
+    os_write_stderr(more_frames);
   }
 }
 
@@ -326,7 +344,7 @@ int backtrace_of_thread(int tid, std::uint64_t timeout_ns, std::vector<stack_fra
   for (int i = 0; i < skip + 2; ++i) {
     if (unw_step(&cursor) <= 0) return {};
   }
-  auto frames = std::make_unique<raw_frame[]>(max_frames);
+  auto frames = std::make_unique<raw_frame[]>(recorded_frames);
   return symbolise(frames.get(), record_frames(cursor, frames.get()), false);
 }
 
@@ -401,6 +419,10 @@ std::string backtrace_format(const std::vector<stack_frame>& frames, std::string
   std::string out;
   for (std::size_t i = 0; i < frames.size(); ++i) {
     const stack_frame& f = frames[i];
+    if (f.more) {
+      out += fmt::format("{}{}", prefix, more_frames);
+      continue;
+    }
     out += fmt::format("{}#{:<2} {:#018x} in ", prefix, i, f.ip);
     out += f.function.empty() ? std::string("??") : fmt::format("{}+{:#x}", f.function, f.offset);
     if (f.line > 0) out += fmt::format(" at {}:{}", f.file, f.line);

@@ -34,7 +34,8 @@
 
 namespace pgas::detail {
 
-/// One frame of a backtrace, innermost first.
+/// One frame of a backtrace, innermost first. A backtrace keeps the innermost 64 frames; when
+/// the stack goes on beyond them, a last entry with `more` set (and nothing else) says so.
 struct stack_frame {
   std::uintptr_t ip = 0;      // the instruction (for callers: the return address)
   std::string function;       // demangled; empty when unknown
@@ -42,6 +43,7 @@ struct stack_frame {
   std::string module;         // the program or shared library holding ip; empty when unknown
   std::string file;           // the source file and line (of the call, for callers), from the
   int line = 0;               //   image's debug information; empty and 0 when unknown
+  bool more = false;          // not a frame: the marker of frames left out
 };
 
 /// Installs the handler of os_backtrace_signal() for the process (saving the previous action);
@@ -82,7 +84,8 @@ void backtrace_fatal_stop() noexcept;
 void backtrace_write_fatal(void* ucontext, const char* prefix) noexcept;
 
 /// The frames, one line each: "PREFIX#N  0xADDR in FUNCTION+0xOFF at FILE:LINE (MODULE)",
-/// without " at FILE:LINE" where the line is unknown.
+/// without " at FILE:LINE" where the line is unknown; the marker of frames left out as
+/// "PREFIX...  more frames, not shown: only the innermost 64 are".
 std::string backtrace_format(const std::vector<stack_frame>& frames, std::string_view prefix);
 
 }  // namespace pgas::detail

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <string>
@@ -113,6 +114,27 @@ std::string fatal_backtrace_text() {
   std::string text = stderr_of(interrupted_by_sigusr1);
   os_restore_signal(SIGUSR1, saved);
   return text;
+}
+
+// Calls `fn` from `depth` frames of recursion further in.
+template <class F>
+[[gnu::noinline]] void deep(int depth, F fn) {
+  if (depth == 0) {
+    fn();
+  } else {
+    deep(depth - 1, fn);
+  }
+  side_effect = side_effect + 1;
+}
+
+// The number of lines of `text` that start with `prefix`.
+std::size_t lines_starting(const std::string& text, const std::string& prefix) {
+  std::size_t n = 0;
+  for (std::size_t at = 0; at < text.size(); at = text.find('\n', at) + 1) {
+    if (text.compare(at, prefix.size(), prefix) == 0) ++n;
+    if (text.find('\n', at) == std::string::npos) break;
+  }
+  return n;
 }
 
 struct installed {
@@ -253,4 +275,38 @@ TEST_CASE("a child of fork() writes a signal handler's backtrace at once, as add
   CHECK(WEXITSTATUS(status) == 0);  // within half a second
   // Addresses only (under the thread sanitizer, a forked child's handler may unwind nothing).
   CHECK(text.find("interrupted_by_sigusr1") == std::string::npos);
+}
+
+TEST_CASE("a backtrace deeper than 64 frames keeps the innermost 64 and says more were left out",
+          "[backtrace]") {
+  const std::string marker = "...  more frames, not shown: only the innermost 64 are\n";
+  SECTION("the calling thread's") {
+    std::vector<stack_frame> frames;
+    deep(100, [&] { frames = backtrace_of_self(0); });
+    REQUIRE(frames.size() == 65);
+    CHECK(frames.back().more);
+    CHECK(std::none_of(frames.begin(), frames.end() - 1, [](auto& f) { return f.more; }));
+    const std::string text = backtrace_format(frames, "p: ");
+    CHECK(text.ends_with("p: " + marker));
+    CHECK(lines_starting(text, "p: #") == 64);
+  }
+  SECTION("a shallow one has no marker") {
+    std::vector<stack_frame> frames;
+    deep(3, [&] { frames = backtrace_of_self(0); });
+    REQUIRE_FALSE(frames.empty());
+    CHECK(frames.size() < 64);
+    CHECK_FALSE(frames.back().more);
+  }
+  SECTION("a signal handler's, named and as addresses") {
+    for (const bool named : {true, false}) {
+      INFO("named " << named);
+      if (named) REQUIRE(backtrace_fatal_start() == 0);
+      std::string text;
+      deep(100, [&] { text = fatal_backtrace_text(); });
+      if (named) backtrace_fatal_stop();
+      INFO(text);
+      CHECK(text.ends_with("T: " + marker));
+      CHECK(lines_starting(text, "T: #") == 64);
+    }
+  }
 }

@@ -12,14 +12,8 @@ set -uo pipefail
 build=$(cd "$1" && pwd)
 source=$(cd "$2" && pwd)
 project=$3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-fail() {
-  echo "FAIL: $1"
-  [ $# -gt 1 ] && cat "$2"
-  exit 1
-}
+# shellcheck source=tests/integration/script_common.sh
+source "$(dirname "$0")/script_common.sh"
 
 package=$build/src
 [ -f "$package/pgasConfig.cmake" ] || fail "the build tree has no src/pgasConfig.cmake"

@@ -42,20 +42,21 @@ namespace {
 // says the stack went on (a deep recursion, a stack overflow).
 constexpr int max_frames = 64;
 constexpr int recorded_frames = max_frames + 1;
-constexpr std::size_t name_bytes = 256;
 constexpr std::uint64_t poll_slice_ns = 10'000'000;
-// How long a fatal-signal handler waits for the symbolising thread (which demangles a few
-// dozen names: milliseconds), and then for its write to stderr to finish.
+// How long a fatal-signal handler waits for the symbolising thread (which names a few dozen
+// frames: milliseconds, once the images' symbol tables are open), and then for its write to
+// stderr to finish.
 constexpr std::uint64_t symbolise_ns = 1'000'000'000;
 
 // The line that ends a backtrace cut at max_frames (after the prefix).
 constexpr std::string_view more_frames = "...  more frames, not shown: only the innermost 64 are\n";
 
+// A frame as a handler records it: addresses only. Naming it allocates (libunwind 1.6's
+// unw_get_proc_name reads the symbol table through a buffer from malloc on every call), so
+// frames are named afterwards, outside any handler, from the address (symbolise).
 struct raw_frame {
   unw_word_t ip;
-  unw_word_t offset;
-  unw_word_t start;       // of the function holding ip, by its unwind information; 0 when unknown
-  char name[name_bytes];  // mangled; empty when unknown
+  unw_word_t start;  // of the function holding ip, by its unwind information; 0 when unknown
 };
 
 enum capture_state : std::uint32_t { idle, requested, writing, done };
@@ -87,10 +88,9 @@ enum fatal_state : std::uint32_t {
 
 struct fatal_buffer {
   std::atomic<std::uint32_t> state{fatal_stop};
-  // Written by the handler before `fatal_posted`: the interrupted context (valid while the
-  // handler waits, which freezes the stack below it) and the frames' addresses, unnamed.
+  // Written by the handler before `fatal_posted`: the frames' addresses (the code they point
+  // into stays mapped while the handler waits).
   const char* prefix = "";
-  void* context = nullptr;
   int count = 0;
   raw_frame frames[recorded_frames];
 };
@@ -99,34 +99,25 @@ fatal_buffer fatal;
 pthread_t symboliser{};
 bool symboliser_running = false;
 
-// Without `names`, only the addresses: libunwind 1.6's unw_get_proc_name allocates on every
-// call (it reads the symbol table through a buffer from malloc), its other calls here do not.
-int record_frames(unw_cursor_t& cursor, raw_frame* frames, bool names = true) noexcept {
+// libunwind's calls here allocate nothing once its caches exist (warm_up).
+int record_frames(unw_cursor_t& cursor, raw_frame* frames) noexcept {
   int n = 0;
   do {
     raw_frame& f = frames[n];
     unw_get_reg(&cursor, UNW_REG_IP, &f.ip);
     unw_proc_info_t info;
     f.start = unw_get_proc_info(&cursor, &info) == 0 ? info.start_ip : 0;
-    f.offset = 0;
-    f.name[0] = '\0';
-    if (names) {
-      // A name cut short (-UNW_ENOMEM) is still worth keeping.
-      const int r = unw_get_proc_name(&cursor, f.name, sizeof f.name, &f.offset);
-      if (r != 0 && r != -UNW_ENOMEM) f.name[0] = '\0';
-      f.name[sizeof f.name - 1] = '\0';
-    }
     ++n;
   } while (n < recorded_frames && unw_step(&cursor) > 0);
   return n;
 }
 
-// Where a library has no full symbol table (Debian's libc), libunwind names the nearest exported
-// function below ip, which may end well before it: a name whose start is not the start of the
-// function the unwind information puts ip in is dropped (none beats a wrong one).
-bool name_fits(const raw_frame& f) noexcept {
-  const bool beyond = f.start != 0 && f.ip - f.offset != f.start;
-  return f.name[0] != '\0' && !beyond;
+// Where a library has no full symbol table (Debian's libc without its debug package), the
+// nearest symbol below ip may be an exported function that ends well before it: a symbol whose
+// start is not the start of the function the unwind information puts ip in is dropped (none
+// beats a wrong one).
+bool name_fits(const raw_frame& f, std::uintptr_t symbol_start) noexcept {
+  return f.start == 0 || f.start == symbol_start;
 }
 
 // The others are return addresses, whose call is the instruction before; frame 0 is one too
@@ -143,9 +134,7 @@ std::vector<stack_frame> symbolise(const raw_frame* frames, int count, bool inte
     const raw_frame& f = frames[i];
     stack_frame s;
     s.ip = f.ip;
-    s.offset = f.offset;
     if (const char* m = os_module_of(reinterpret_cast<const void*>(f.ip))) s.module = m;
-    if (name_fits(f)) s.function = backtrace_demangle(f.name);
     out.push_back(std::move(s));
     calls.push_back((i == 0 && interrupted) || f.ip == 0 ? f.ip : f.ip - 1);
   }
@@ -153,6 +142,19 @@ std::vector<stack_frame> symbolise(const raw_frame* frames, int count, bool inte
   for (std::size_t i = 0; i < out.size(); ++i) {
     out[i].file = lines[i].file;
     out[i].line = lines[i].line;
+    // The images' symbol tables, else the dynamic linker's exported symbols.
+    const raw_frame& f = frames[i];
+    std::string symbol = lines[i].symbol;
+    std::uintptr_t start = lines[i].symbol_start;
+    if (symbol.empty()) {
+      if (const char* exported = os_symbol_of(reinterpret_cast<const void*>(calls[i]), start)) {
+        symbol = exported;
+      }
+    }
+    if (!symbol.empty() && name_fits(f, start)) {
+      out[i].function = backtrace_demangle(symbol.c_str());
+      out[i].offset = f.ip - start;
+    }
   }
   if (cut) {
     stack_frame marker;
@@ -162,8 +164,8 @@ std::vector<stack_frame> symbolise(const raw_frame* frames, int count, bool inte
   return out;
 }
 
-// The first unwind sets up libunwind's caches and the first proc-name lookup maps the ELF file
-// of each image on this stack: done outside any handler.
+// The first unwind sets up libunwind's caches (each image's unwind tables on this stack): done
+// outside any handler.
 void warm_up() noexcept {
   static raw_frame warm[recorded_frames];
   unw_context_t context;
@@ -175,11 +177,11 @@ void warm_up() noexcept {
 // Unwinds from the instruction the signal interrupted: the handler's third argument is that
 // context, which libunwind takes as a signal frame's (its unw_context_t is the ucontext_t on
 // Linux), so the handler's own frames never appear.
-int unwind_interrupted(void* ucontext, raw_frame* frames, bool names = true) noexcept {
+int unwind_interrupted(void* ucontext, raw_frame* frames) noexcept {
   unw_cursor_t cursor;
   if (unw_init_local2(&cursor, static_cast<unw_context_t*>(ucontext), UNW_INIT_SIGNAL_FRAME) != 0)
     return 0;
-  return record_frames(cursor, frames, names);
+  return record_frames(cursor, frames);
 }
 
 void on_backtrace_signal(int, siginfo_t*, void* ucontext) {
@@ -213,7 +215,6 @@ void* symboliser_main(void*) {
   tls_runtime_thread = "the backtrace symbolising thread";
   // A process-directed fatal signal must go to a thread that can report it, not to this one.
   os_block_signals();
-  static raw_frame named[recorded_frames];
   for (;;) {
     const std::uint32_t s = fatal.state.load(std::memory_order_acquire);
     if (s == fatal_stop) return nullptr;
@@ -223,15 +224,9 @@ void* symboliser_main(void*) {
       os_futex_wait(&fatal.state, s, 0);
       continue;
     }
-    // The faulting thread waits in its handler, so the stack the context describes stays as
-    // it is: unwind it again from here, naming the frames where allocating is safe.
-    int count = unwind_interrupted(fatal.context, named);
-    const raw_frame* frames = named;
-    if (count == 0) {
-      frames = fatal.frames;
-      count = fatal.count;
-    }
-    const std::string text = backtrace_format(symbolise(frames, count, true), fatal.prefix);
+    // Named here, where allocating is safe.
+    const std::string text =
+        backtrace_format(symbolise(fatal.frames, fatal.count, true), fatal.prefix);
     expected = fatal_taken;
     if (fatal.state.compare_exchange_strong(expected, fatal_writing, std::memory_order_acq_rel)) {
       os_write_stderr(text);
@@ -244,7 +239,7 @@ void* symboliser_main(void*) {
 
 // A line of a fatal backtrace built without allocating, in backtrace_format's layout.
 struct frame_line {
-  char data[name_bytes + 128];
+  char data[160];  // prefix, number and address
   std::size_t len = 0;
   void add(const char* s) noexcept {
     while (*s != '\0' && len < sizeof data)
@@ -388,9 +383,8 @@ void backtrace_fatal_stop() noexcept {
 }
 
 void backtrace_write_fatal(void* ucontext, const char* prefix) noexcept {
-  fatal.count = unwind_interrupted(ucontext, fatal.frames, false);
+  fatal.count = unwind_interrupted(ucontext, fatal.frames);
   fatal.prefix = prefix;
-  fatal.context = ucontext;
   std::uint32_t s = fatal_ready;
   if (fatal.state.compare_exchange_strong(s, fatal_posted, std::memory_order_acq_rel)) {
     os_futex_wake(&fatal.state, INT_MAX);

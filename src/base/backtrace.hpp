@@ -1,30 +1,29 @@
 // src/base/backtrace.hpp — backtraces unwound with libunwind: of another running thread, of the
 // calling thread, and of a thread inside a fatal-signal handler; all are written in one format.
 //
+// Unwinding records each frame's address only (and where its function starts, by the unwind
+// tables); naming a frame allocates, so frames are named afterwards, outside any signal handler,
+// from the images' symbol tables (src/base/source_lines.hpp: .symtab where present, the
+// separate debug file's, else the dynamic symbols), demangled, with the file that holds them
+// and, where there is debug information, the source line.
+//
 // Another thread is asked for its stack with a real-time signal (os_backtrace_signal()) sent to
 // it alone; its handler unwinds its own stack from the interrupted instruction with libunwind's
-// local unwinder, naming each frame's function (unw_get_proc_name), into one preallocated
-// buffer, and returns: the thread then runs on. The asking thread waits for it, bounded, and
-// turns the raw frames into demangled names and the files that hold them.
+// local unwinder into one preallocated buffer, and returns: the thread then runs on. The asking
+// thread waits for it, bounded, and names the frames.
 //
-// Caveat: unwinding inside a signal handler is async-signal-safe "in practice" only.
-// libunwind's local unwinder takes no locks and does not allocate once its caches exist, but
-// naming a frame (unw_get_proc_name) reads the ELF symbol table of the code through a buffer
-// that libunwind 1.6 allocates with malloc on every call. A thread interrupted inside malloc
-// could then block in its handler; the asker's bounded wait turns that into a frame-less entry,
-// never a hang (and the report ends the job anyway; later threads of the same report then get
-// -EBUSY). An
-// interrupted thread whose stack or unwind tables are corrupt may give a short or wrong
-// backtrace. A thread that has the signal blocked, or is stopped, does not answer: the caller
-// then gets -ETIMEDOUT rather than waiting forever.
+// Caveat: unwinding inside a signal handler is async-signal-safe "in practice" only:
+// libunwind's local unwinder takes no locks and does not allocate once its caches exist
+// (warmed up by backtrace_install and backtrace_fatal_start), so a thread interrupted inside
+// malloc, even one stuck on a heap lock, answers. An interrupted thread whose stack or unwind
+// tables are corrupt may give a short or wrong backtrace. A thread that has the signal blocked,
+// or is stopped, does not answer: the caller then gets -ETIMEDOUT rather than waiting forever.
 //
-// A fatal signal's backtrace must not allocate at all in the handler: a thread that faulted
-// inside malloc (heap corruption ends in abort() with the arena locked) would deadlock on its
-// own lock. So the faulting thread's handler only records the frames' addresses and posts its
-// interrupted context to a symbolising thread started beforehand, then waits, bounded. That
-// thread unwinds the same context again (the handler's wait keeps the stack below it as it
-// is), names, demangles and writes the frames. When it does not answer, the handler writes the
-// addresses itself.
+// A fatal signal's handler must not allocate at all either: a thread that faulted inside malloc
+// (heap corruption ends in abort() with the arena locked) would deadlock on its own lock. It
+// records the frames' addresses and posts them to a symbolising thread started beforehand, then
+// waits, bounded. That thread names and writes the frames. When it does not answer, the handler
+// writes the addresses itself.
 #pragma once
 
 #include <cstdint>

@@ -203,6 +203,14 @@ const char* os_module_of(const void* addr) noexcept {
   return info.dli_fname;
 }
 
+const char* os_symbol_of(const void* addr, std::uintptr_t& start) noexcept {
+  Dl_info info{};
+  if (dladdr(addr, &info) == 0 || info.dli_sname == nullptr || *info.dli_sname == '\0')
+    return nullptr;
+  start = reinterpret_cast<std::uintptr_t>(info.dli_saddr);
+  return info.dli_sname;
+}
+
 bool os_in_static_storage(const void* addr) noexcept {
   struct query {
     std::uintptr_t addr;

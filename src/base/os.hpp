@@ -102,6 +102,10 @@ int os_on_quick_exit(void (*quick_fn)()) noexcept;
 /// (dladdr). Not async-signal-safe.
 const char* os_module_of(const void* addr) noexcept;
 
+/// The exported symbol (the dynamic symbol table) nearest below `addr` in its loaded file, and
+/// that symbol's address in `start`; null when there is none (dladdr). Not async-signal-safe.
+const char* os_symbol_of(const void* addr, std::uintptr_t& start) noexcept;
+
 /// True when `addr` lies in the writable static storage (.data, .bss) of the program or of a
 /// loaded shared library (dl_iterate_phdr: writable PT_LOAD segments); false for stacks, the
 /// heap, mappings and thread-local storage. Takes the loader's lock; not async-signal-safe.

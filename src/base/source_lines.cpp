@@ -1,5 +1,5 @@
-// src/base/source_lines.cpp — source lines of code addresses by elfutils' libdwfl (see
-// source_lines.hpp). Entry point: source_lines_of().
+// src/base/source_lines.cpp — symbols and source lines of code addresses by elfutils' libdwfl
+// (see source_lines.hpp). Entry point: source_lines_of().
 //
 // Opening the images' DWARF is what costs (tens of milliseconds per image); a report that
 // symbolises every thread's backtrace would pay it per thread. So one session serves every
@@ -79,6 +79,18 @@ std::vector<source_line> source_lines_of(const std::vector<std::uintptr_t>& addr
       if (session != nullptr) module = dwfl_addrmodule(session, pc);
     }
     if (module == nullptr) continue;
+    GElf_Off offset = 0;
+    GElf_Sym sym;
+    if (const char* name =
+            dwfl_module_addrinfo(module, pc, &offset, &sym, nullptr, nullptr, nullptr);
+        name != nullptr && name[0] != '\0') {
+      out[i].symbol = name;
+      // A versioned symbol of the dynamic table ("__libc_start_main@@GLIBC_2.34"): the name.
+      if (const auto at = out[i].symbol.find('@'); at != std::string::npos) {
+        out[i].symbol.resize(at);
+      }
+      out[i].symbol_start = static_cast<std::uintptr_t>(pc - offset);
+    }
     Dwfl_Line* line = dwfl_module_getsrc(module, pc);
     if (line == nullptr) continue;
     int number = 0;

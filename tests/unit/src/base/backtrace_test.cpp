@@ -12,8 +12,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "src/base/backtrace.hpp"
 #include "src/base/os.hpp"
@@ -309,4 +311,39 @@ TEST_CASE("a backtrace deeper than 64 frames keeps the innermost 64 and says mor
       CHECK(lines_starting(text, "T: #") == 64);
     }
   }
+}
+
+// A thread that allocates and frees in a loop is often interrupted inside malloc, holding an
+// arena lock: its handler must answer all the same (it allocates nothing), every time.
+TEST_CASE("a thread interrupted inside malloc answers every backtrace request", "[backtrace]") {
+  installed hook;
+  std::atomic<bool> stop{false};
+  std::atomic<int> tid{0};
+  std::thread churn([&] {
+    tid.store(os_thread_id(), std::memory_order_release);
+    std::vector<void*> held(64, nullptr);
+    for (std::size_t i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+      // Sizes past the thread cache, so that malloc takes the arena's lock.
+      void*& slot = held[i % held.size()];
+      std::free(slot);
+      slot = std::malloc(2048 + 512 * (i % 13));
+    }
+    for (void* p : held)
+      std::free(p);
+  });
+  while (tid.load(std::memory_order_acquire) == 0)
+    std::this_thread::yield();
+  int answered = 0;
+  for (int i = 0; i < 300; ++i) {
+    std::vector<stack_frame> frames;
+    const int r = backtrace_of_thread(tid.load(), 2'000'000'000, frames);
+    if (r != 0) {
+      FAIL_CHECK("request " << i << " got " << r);
+      break;
+    }
+    ++answered;
+  }
+  stop.store(true, std::memory_order_relaxed);
+  churn.join();
+  CHECK(answered == 300);
 }

@@ -422,7 +422,17 @@ std::optional<double> summary::c_seconds(const std::string& kernel) const {
 }
 
 std::optional<double> summary::seq_over_c(const std::string& kernel) const {
-  return ratio(seq_seconds(kernel), c_seconds(kernel));
+  const cell* seq = find(kernel, "seq", 1);
+  const cell* c = find(kernel, "c", 1);
+  if (seq == nullptr || c == nullptr || !seq->median || !c->median) return std::nullopt;
+  // Pass by pass: the two run one after the other, so a pass that the machine slowed down
+  // slows both.
+  std::vector<double> r;
+  for (std::size_t p = 0; p < std::min(seq->seconds.size(), c->seconds.size()); ++p) {
+    if (seq->seconds[p] && c->seconds[p] && *c->seconds[p] > 0)
+      r.push_back(*seq->seconds[p] / *c->seconds[p]);
+  }
+  return r.empty() ? ratio(seq->median, c->median) : median(r);
 }
 
 std::optional<double> summary::overhead(const std::string& kernel,

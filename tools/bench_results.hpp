@@ -116,7 +116,9 @@ class summary {
   std::optional<double> seq_seconds(const std::string& kernel) const;
   /// The plain C baseline's median seconds, when it ran and never failed.
   std::optional<double> c_seconds(const std::string& kernel) const;
-  /// The baseline check: seq's median over the plain C baseline's.
+  /// The baseline check: the median over passes of seq's time over the plain C baseline's in
+  /// the same pass (they run one after the other), so that a pass the machine slowed down
+  /// counts as one pass, not as one side's median.
   std::optional<double> seq_over_c(const std::string& kernel) const;
   /// Table I: the variant's median at 1 thread over seq's.
   std::optional<double> overhead(const std::string& kernel, const std::string& variant) const;

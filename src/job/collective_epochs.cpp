@@ -134,9 +134,11 @@ epoch_call epoch_enter(const char* name, std::string_view text, const std::sourc
   }
   collective_epoch& mine = j.epoch(me);
   const epoch_call c{&j, me, ++mine.calls, name, where};
-  // No barrier phase can complete while this thread is here (it has not arrived), so every
-  // thread reads the number of phases it has passed.
-  const std::uint32_t phase = j.barrier.generation.load(std::memory_order_acquire);
+  // The number of barrier phases this thread has passed, by its own count: the job's generation
+  // can lag behind it (in a 2-thread job a waiter leaves at the release, before the last
+  // arriver stores the new generation), and a thread that read it there would seem a phase
+  // behind the others.
+  const std::uint32_t phase = r.wait_generation;
   // The pgas name, not the shown one: a UPC spelling of the same collective agrees with it.
   const std::uint32_t h = call_hash(agreed_name(name), text);
   const std::size_t slot = c.k % epoch_ring_size;

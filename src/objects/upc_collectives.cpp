@@ -471,22 +471,32 @@ std::vector<region> operand_extents(sptr<const void> p, std::size_t size, std::s
            where);
   }
   std::vector<region> ext(static_cast<std::size_t>(threads()), region{0, 0, 0});
-  run_walker w(p, size, blk, nelems);
-  for (elem_run r; w.next(r);) {
-    if (r.count > (geometry.segment - r.addr) / size) {
-      misuse(fmt::format("{}: {} element {} is past the end of thread {}'s shared segment", name,
-                         role, r.first, r.thread),
+  if (nelems == 0) return ext;
+  // Each thread's extent from its first and last block, in arithmetic wide enough for any
+  // count: walking the blocks would take as long as a garbage nelems (a negative count
+  // converted to size_t) is large.
+  __extension__ typedef unsigned __int128 wide;
+  const run_walker w(p, size, blk, nelems);
+  const std::size_t phase = blk == 0 ? 0 : p.phase();
+  const wide blocks = blk == 0 ? 1 : (wide{nelems} + phase + blk - 1) / blk;
+  const wide base = wide{p.addrfield()} - wide{phase} * size;
+  for (int t = 0; t < threads(); ++t) {
+    const std::uint64_t b0 = w.first_block_of(t);
+    if (b0 >= blocks) continue;
+    const wide last = b0 + (blocks - 1 - b0) / w.stride() * w.stride();
+    // The end of the last block's elements: a whole block, or what is left of nelems.
+    const wide course = blk == 0 ? 0 : (wide{static_cast<unsigned>(p.thread())} + last) / threads();
+    const wide block_end =
+        blk == 0 ? wide{nelems} : std::min(wide{blk}, wide{nelems} + phase - last * blk);
+    const wide end = base + (course * (blk == 0 ? 1 : blk) + block_end) * size;
+    if (end > geometry.segment) {
+      misuse(fmt::format("{}: {} (nelems={} elements of {} bytes, blk_size={}) runs past the end "
+                         "of thread {}'s shared segment",
+                         name, role, nelems, size, blk, t),
              where);
     }
-    region& e = ext[static_cast<std::size_t>(r.thread)];
-    const std::size_t end = r.addr + r.count * size;
-    if (e.len == 0) {
-      e = {r.thread, r.addr, end - r.addr};
-    } else {
-      const std::size_t lo = std::min(e.addr, r.addr);
-      e.len = std::max(e.addr + e.len, end) - lo;
-      e.addr = lo;
-    }
+    const elem_run first = w.block(b0);
+    ext[static_cast<std::size_t>(t)] = {t, first.addr, static_cast<std::size_t>(end) - first.addr};
   }
   for (const region& e : ext)
     if (e.len != 0) check_region(e, role, name, where);

@@ -855,7 +855,10 @@ TEST_CASE("upc_collective_misuse: bad arguments name the thread, the error and t
        {misuse_case{"null", "pgas::all_broadcast: dst is the null pointer-to-shared"},
         misuse_case{"range", "pgas::all_broadcast src"},
         misuse_case{"overlap", "pgas::all_exchange: src and dst overlap"},
-        misuse_case{"perm", "perm is not a permutation"}}) {
+        misuse_case{"perm", "perm is not a permutation"},
+        misuse_case{"nelems",
+                    "src (nelems=18446744073709551615 elements of 8 bytes, blk_size=1) "
+                    "runs past the end of thread 0's shared segment"}}) {
     INFO(c.arg);
     const int line =
         line_of("upc_collective_misuse", std::string("@upc_collective_misuse:") + c.arg);

@@ -9,6 +9,8 @@
 //   range    nbytes runs past the end of src's allocation
 //   overlap  src and dst of all_exchange overlap
 //   perm     all_permute's perm holds a thread twice
+//   nelems   all_reduce over a garbage count (-1 converted to size_t): reported at once, not
+//            after walking 2^64 elements
 #include <pgas/pgas.hpp>
 
 #include <string>
@@ -61,6 +63,10 @@ int main(int argc, char** argv) {
       perm[pgas::mythread()] = 0;
       pgas::barrier();
       pgas::all_permute(dst, all_src, perm, 4);  // @upc_collective_misuse:perm
+    } else if (what == "nelems") {
+      const auto garbage = static_cast<std::size_t>(-1);
+      const auto add = pgas::reduce_op::add;
+      pgas::all_reduce<long>(dst, all_src, add, garbage, 1, {});  // @upc_collective_misuse:nelems
     }
     pgas::barrier();
   });

@@ -21,6 +21,7 @@
 #include "src/base/os.hpp"
 #include "src/job/collective.hpp"
 #include "src/job/job.hpp"
+#include "src/job/wait_graph.hpp"
 
 namespace pgas::detail {
 
@@ -71,6 +72,7 @@ struct wait_context {
   int t;
   const char* what;                        // "enter" or "finish"
   const std::atomic<std::uint32_t>* word;  // what the waiter waits on, for c->k
+  bool published = false;                  // in the wait-for graph (wait_graph.hpp)
 };
 
 // Every sleep slice of a MYSYNC wait: can thread t still come? What is seen of t is read
@@ -78,8 +80,14 @@ struct wait_context {
 // gone on to a barrier between the waiter's last look at the word and this check, and its
 // publication comes before both in its own order, so the second look sees it.
 void check_waited(void* arg) {
-  const auto& w = *static_cast<const wait_context*>(arg);
+  auto& w = *static_cast<wait_context*>(arg);
   job& j = *w.c->j;
+  // Asleep: a lock waiter's deadlock check can now follow this wait to thread t (a lock held
+  // here that t waits for is a cycle). Published once, so that two looks see one wait.
+  if (!w.published) {
+    wait_graph_enter_thread(j, w.c->me, w.t, w.c->name, w.what, w.c->where);
+    w.published = true;
+  }
   const thread_record& r = j.record(w.t);
   const auto still_waiting = [&w] { return !wait_reached(*w.word, w.c->k); };
   if (r.state.load(std::memory_order_acquire) == thread_state::returned && still_waiting()) {
@@ -110,6 +118,7 @@ void wait_at_least(const epoch_call& c, int t, std::atomic<std::uint32_t>& word,
   wait_context ctx{&c, t, what, &word};
   if (wait_reached(word, c.k)) return;
   wait_until(c.j->wait, word, c.k, sleepers, c.j->barrier.arrivals, check_waited, &ctx);
+  if (ctx.published) wait_graph_leave(*c.j, c.me);
 }
 
 // Sequentially consistent on both sides (the waiter adds itself to `sleepers`, then reads the

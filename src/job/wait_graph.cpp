@@ -1,10 +1,13 @@
-// src/job/wait_graph.cpp — the wait-for graph over locks, barriers and returned threads (see
-// wait_graph.hpp); entry point wait_graph_check, run by lock waiters that have slept long.
+// src/job/wait_graph.cpp — the wait-for graph over locks, barriers, collective waits on one
+// thread and returned threads (see wait_graph.hpp); entry point wait_graph_check, run by lock
+// waiters that have slept long.
 //
 // A deadlock is the largest set D of blocked threads in which every member can only be released
 // from inside D or by a thread that has returned: a lock waiter whose holder is in D or has
-// returned; a barrier waiter whose phase lacks the arrival of a lock waiter in D or of a
-// returned thread (a barrier completes only when every thread arrives). D is computed as a
+// returned; a thread waiter whose target is in D (a target that returned is reported by the
+// collective's own wait); a barrier waiter whose phase lacks the arrival of a lock or thread
+// waiter in D or of a returned thread (a barrier completes only when every thread arrives). D
+// is computed as a
 // greatest fixed point: start from every blocked thread and drop those with a way out until
 // none is dropped. A thread that is running — even one holding a lock for seconds — is never
 // in D, so long critical sections are not deadlocks.
@@ -34,11 +37,15 @@ struct seen {
   std::uint32_t generation = 0;
   int holder = -1;  // of `lock`
   std::source_location held_at;
+  int target = -1;  // of a thread wait
+  const char* call = nullptr;
+  const char* what = nullptr;
   bool in_deadlock = false;
 };
 
 void slot_publish(wait_slot& s, wait_kind kind, const lock_state* lock,
-                  const std::source_location& where, bool arrived, std::uint32_t generation) {
+                  const std::source_location& where, bool arrived, std::uint32_t generation,
+                  int target = -1, const char* call = nullptr, const char* what = nullptr) {
   const std::uint32_t seq = s.seq.load(std::memory_order_relaxed);
   s.seq.store(seq + 1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
@@ -47,6 +54,9 @@ void slot_publish(wait_slot& s, wait_kind kind, const lock_state* lock,
   s.where.store(where, std::memory_order_relaxed);
   s.arrived.store(arrived, std::memory_order_relaxed);
   s.generation.store(generation, std::memory_order_relaxed);
+  s.target.store(target, std::memory_order_relaxed);
+  s.call.store(call, std::memory_order_relaxed);
+  s.what.store(what, std::memory_order_relaxed);
   s.seq.store(seq + 2, std::memory_order_release);
 }
 
@@ -62,6 +72,9 @@ seen look_at(job& j, int t) {
   v.where = s.where.load(std::memory_order_relaxed);
   v.arrived = s.arrived.load(std::memory_order_relaxed);
   v.generation = s.generation.load(std::memory_order_relaxed);
+  v.target = s.target.load(std::memory_order_relaxed);
+  v.call = s.call.load(std::memory_order_relaxed);
+  v.what = s.what.load(std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_acquire);
   if (s.seq.load(std::memory_order_relaxed) != v.seq) {
     v.kind = wait_kind::none;
@@ -74,11 +87,17 @@ seen look_at(job& j, int t) {
   return v;
 }
 
-// A thread that has not arrived at the pending barrier phase and never will: stuck in a lock
-// wait (only meaningful once `in_deadlock` is settled) or returned.
+// A thread that has not arrived at the pending barrier phase and never will: stuck in a lock or
+// thread wait (only meaningful once `in_deadlock` is settled) or returned.
 bool never_arrives(const seen& v, std::uint32_t generation) {
   return v.state == thread_state::returned ||
-         (v.in_deadlock && v.kind == wait_kind::lock && !(v.arrived && v.generation == generation));
+         (v.in_deadlock && (v.kind == wait_kind::lock || v.kind == wait_kind::thread) &&
+          !(v.arrived && v.generation == generation));
+}
+
+// The thread a lock or thread waiter waits for (-1 for others).
+int waited_for(const seen& v) {
+  return v.kind == wait_kind::lock ? v.holder : v.kind == wait_kind::thread ? v.target : -1;
 }
 
 // Marks the deadlocked threads of one look; returns whether there are any.
@@ -87,7 +106,8 @@ bool find_deadlock(std::vector<seen>& g, std::uint32_t generation) {
   auto returned = [&](int t) { return g[t].state == thread_state::returned; };
   for (int t = 0; t < n; ++t) {
     seen& v = g[t];
-    v.in_deadlock = (v.kind == wait_kind::lock && v.holder >= 0 && v.holder < n && v.holder != t) ||
+    const int w = waited_for(v);
+    v.in_deadlock = (w >= 0 && w < n && w != t) ||
                     (v.kind == wait_kind::barrier && v.state == thread_state::waiting &&
                      v.arrived && v.generation == generation);
   }
@@ -100,8 +120,10 @@ bool find_deadlock(std::vector<seen>& g, std::uint32_t generation) {
     for (int t = 0; t < n; ++t) {
       seen& v = g[t];
       if (!v.in_deadlock) continue;
-      const bool stuck =
-          v.kind == wait_kind::lock ? g[v.holder].in_deadlock || returned(v.holder) : phase_stuck;
+      const int w = waited_for(v);
+      const bool stuck = v.kind == wait_kind::lock     ? g[w].in_deadlock || returned(w)
+                         : v.kind == wait_kind::thread ? g[w].in_deadlock
+                                                       : phase_stuck;
       if (!stuck) {
         v.in_deadlock = false;
         dropped = true;
@@ -111,15 +133,15 @@ bool find_deadlock(std::vector<seen>& g, std::uint32_t generation) {
   return std::any_of(g.begin(), g.end(), [](const seen& v) { return v.in_deadlock; });
 }
 
-// Whether following lock holders from some deadlocked lock waiter, through lock waiters only,
-// comes back to a thread already passed (AB/BA and longer rings).
-bool lock_cycle(const std::vector<seen>& g) {
+// Whether following the threads waited for from some deadlocked lock or thread waiter, through
+// such waiters only, comes back to a thread already passed (AB/BA and longer rings).
+bool wait_cycle(const std::vector<seen>& g) {
   const int n = static_cast<int>(g.size());
-  auto lock_waiter = [&](int t) { return g[t].in_deadlock && g[t].kind == wait_kind::lock; };
+  auto waiter = [&](int t) { return g[t].in_deadlock && waited_for(g[t]) >= 0; };
   for (int t = 0; t < n; ++t) {
     int at = t;
-    for (int steps = 0; lock_waiter(at) && steps <= n; ++steps) {
-      at = g[at].holder;
+    for (int steps = 0; waiter(at) && steps <= n; ++steps) {
+      at = waited_for(g[at]);
       if (at == t) return true;
     }
   }
@@ -137,29 +159,44 @@ std::string describe_lock_wait(int t, const seen& v) {
                      lock_name(*v.lock), where_string(v.where), v.holder, where_string(v.held_at));
 }
 
+std::string describe_thread_wait(int t, const seen& v) {
+  const std::string_view what = v.what != nullptr ? v.what : "reach";
+  return fmt::format("thread {} waits in {} at {} for thread {} to {} it", t,
+                     v.call != nullptr ? v.call : "?", where_string(v.where), v.target,
+                     what == "finish" ? "finish its part of" : what);
+}
+
 [[noreturn]] void report(job& j, const std::vector<seen>& g, std::uint32_t generation) {
   if (!fault_claim()) fault_park();
   const int n = static_cast<int>(g.size());
   bool holder_returned = false;
   bool barrier = false;
+  bool collective = false;
   for (const seen& v : g) {
     if (!v.in_deadlock) continue;
     if (v.kind == wait_kind::lock && g[v.holder].state == thread_state::returned) {
       holder_returned = true;
     }
     if (v.kind == wait_kind::barrier) barrier = true;
+    if (v.kind == wait_kind::thread) collective = true;
   }
+  const bool cycle = wait_cycle(g);
   std::string msg =
       holder_returned ? "deadlock: threads wait for a lock held by a thread that returned from "
                         "its body and can never release it:"
-      : lock_cycle(g) ? "deadlock: threads wait for locks held by each other (a cycle):"
-                      : "deadlock: threads wait at a barrier for a thread that waits for a lock "
-                        "held by a thread at that barrier:";
+      : cycle && collective
+          ? "deadlock: threads wait for each other (a cycle through locks and UPC collective "
+            "calls):"
+      : cycle ? "deadlock: threads wait for locks held by each other (a cycle):"
+              : "deadlock: threads wait at a barrier for a thread that waits for a lock "
+                "held by a thread at that barrier:";
   for (int t = 0; t < n; ++t) {
     const seen& v = g[t];
     if (!v.in_deadlock) continue;
     if (v.kind == wait_kind::lock) {
       msg += "\n  " + describe_lock_wait(t, v);
+    } else if (v.kind == wait_kind::thread) {
+      msg += "\n  " + describe_thread_wait(t, v);
     } else {
       const thread_record& r = j.record(t);
       const char* op = r.op.load(std::memory_order_relaxed);
@@ -207,6 +244,13 @@ void wait_graph_enter_barrier(job& j, int me) {
                r.wait_generation);
 }
 
+void wait_graph_enter_thread(job& j, int me, int target, const char* call, const char* what,
+                             const std::source_location& where) {
+  thread_record& r = j.record(me);
+  slot_publish(r.blocked, wait_kind::thread, nullptr, where, false, r.wait_generation, target, call,
+               what);
+}
+
 void wait_graph_leave(job& j, int me) {
   slot_publish(j.record(me).blocked, wait_kind::none, nullptr, std::source_location(), false, 0);
 }
@@ -235,6 +279,7 @@ void wait_graph_check(job& j, wait_graph_memory& memory) {
 
 std::string wait_graph_describe(job& j, int t) {
   const seen v = look_at(j, t);
+  if (v.kind == wait_kind::thread && v.target >= 0) return describe_thread_wait(t, v);
   if (v.kind != wait_kind::lock || v.holder < 0) return {};
   return describe_lock_wait(t, v);
 }

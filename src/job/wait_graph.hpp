@@ -1,7 +1,9 @@
-// src/job/wait_graph.hpp — deadlock detection over locks, barriers and returned threads.
+// src/job/wait_graph.hpp — deadlock detection over locks, barriers, the UPC collectives'
+// waits on one thread, and returned threads.
 //
 // A thread that has been blocked for a while publishes what it waits for in its wait slot: a
-// lock (whose holder the lock state names) or the barrier phase it has arrived at. A lock
+// lock (whose holder the lock state names), the barrier phase it has arrived at, or another
+// thread's progress in a UPC collective call (a MYSYNC wait, or a partial result). A lock
 // waiter that has slept past lock_detect_after_ns walks the graph those slots form; a set of
 // blocked threads that can only be released by each other or by threads that have returned
 // ends the job with a report of who holds what and where each thread waits. Nothing here runs
@@ -23,7 +25,7 @@ struct lock_state;
 /// ordinary contention and cost nothing more than the sleep.
 inline constexpr std::uint64_t lock_detect_after_ns = 100'000'000;
 
-enum class wait_kind : std::uint8_t { none, lock, barrier };
+enum class wait_kind : std::uint8_t { none, lock, barrier, thread };
 
 /// What a blocked thread waits for. Written only by its owner, as a sequence lock (`seq` is odd
 /// while the owner rewrites the slot); read by detecting threads. Each new wait gets a new
@@ -37,6 +39,11 @@ struct wait_slot {
   // between notify and wait, or a thread waiting at the barrier).
   std::atomic<bool> arrived{false};
   std::atomic<std::uint32_t> generation{0};
+  // wait_kind::thread: the thread waited for, the collective call (its name) and what the
+  // thread must do in it ("enter", "finish"); `where` is the waiting call's source location.
+  std::atomic<int> target{-1};
+  std::atomic<const char*> call{nullptr};
+  std::atomic<const char*> what{nullptr};
 };
 
 /// What a detecting thread remembers between two looks: a deadlock is reported only when two
@@ -58,6 +65,11 @@ void wait_graph_enter_lock(job& j, int me, const lock_state& lock,
 /// The calling thread `me` is sleeping at the barrier phase it arrived at.
 void wait_graph_enter_barrier(job& j, int me);
 
+/// The calling thread `me` sleeps in the UPC collective `call` (static strings), made at
+/// `where`, until thread `target` does `what` in it ("enter", "finish").
+void wait_graph_enter_thread(job& j, int me, int target, const char* call, const char* what,
+                             const std::source_location& where);
+
 /// The calling thread `me` no longer waits (it published a wait before).
 void wait_graph_leave(job& j, int me);
 
@@ -65,8 +77,9 @@ void wait_graph_leave(job& j, int me);
 /// the same one is found on two consecutive calls.
 void wait_graph_check(job& j, wait_graph_memory& memory);
 
-/// "waits for lock 2 (allocated at F:L) at F:L, held by thread 3" when thread `t` has published
-/// a lock wait, else empty: for other deadlock reports.
+/// "thread 1 waits for lock 2 (allocated at F:L) at F:L; thread 3 holds it, locked at F:L" or
+/// "thread 1 waits in NAME at F:L for thread 2 to enter it" when thread `t` has published a
+/// lock or thread wait, else empty: for other reports.
 std::string wait_graph_describe(job& j, int t);
 
 }  // namespace pgas::detail

@@ -22,6 +22,7 @@
 #include "src/base/faults.hpp"
 #include "src/base/os.hpp"
 #include "src/job/job.hpp"
+#include "src/job/wait_graph.hpp"
 
 namespace pgas::detail {
 
@@ -46,7 +47,7 @@ void on_sigquit(int, siginfo_t*, void*) {
   errno = saved_errno;
 }
 
-// "thread T of N: running", then its frames.
+// "thread T of N: running" (or what it waits for), then its frames.
 std::string thread_report(job& j, int t) {
   const thread_record& r = j.record(t);
   std::string out = fmt::format("pgas: thread {} of {}: ", t, j.threads);
@@ -61,6 +62,10 @@ std::string thread_report(job& j, int t) {
     if (file != nullptr)
       out += fmt::format(" at {}:{}", file, r.line.load(std::memory_order_relaxed));
     out += '\n';
+  } else if (std::string wait = wait_graph_describe(j, t); !wait.empty()) {
+    // "thread T waits for lock 2 …" or "thread T waits in NAME at F:L for thread U to …".
+    const std::string self = fmt::format("thread {} ", t);
+    out += (wait.starts_with(self) ? wait.substr(self.size()) : wait) + '\n';
   } else {
     out += "running\n";
   }

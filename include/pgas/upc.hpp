@@ -501,6 +501,8 @@ inline constexpr upc_atomichint_t UPC_ATOMIC_HINT_THROUGHPUT =
 [[nodiscard]] inline upc_atomicdomain_t* upc_all_atomicdomain_alloc(
     upc_type_t type, upc_op_t ops, upc_atomichint_t hints,
     std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_all_atomicdomain_alloc",
+                                          "pgas::all_atomicdomain_alloc");
   return pgas::all_atomicdomain_alloc(pgas::detail::upc_atomic_type(type, where),
                                       pgas::detail::upc_atomic_ops(ops, where),
                                       pgas::detail::upc_atomic_hint(hints, where), where);
@@ -508,12 +510,15 @@ inline constexpr upc_atomichint_t UPC_ATOMIC_HINT_THROUGHPUT =
 /// upc_all_atomicdomain_free: pgas::all_atomicdomain_free (collective).
 inline void upc_all_atomicdomain_free(
     upc_atomicdomain_t* domain, std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_all_atomicdomain_free",
+                                          "pgas::all_atomicdomain_free");
   pgas::all_atomicdomain_free(domain, where);
 }
 /// upc_atomic_strict: pgas::atomic_strict.
 inline void upc_atomic_strict(upc_atomicdomain_t* domain, void* fetch_ptr, upc_op_t op,
                               pgas::sptr<void> target, const void* operand1, const void* operand2,
                               std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_atomic_strict", "pgas::atomic_strict");
   pgas::atomic_strict(domain, fetch_ptr, pgas::detail::upc_atomic_op(op, where), target, operand1,
                       operand2, where);
 }
@@ -521,6 +526,7 @@ inline void upc_atomic_strict(upc_atomicdomain_t* domain, void* fetch_ptr, upc_o
 inline void upc_atomic_relaxed(upc_atomicdomain_t* domain, void* fetch_ptr, upc_op_t op,
                                pgas::sptr<void> target, const void* operand1, const void* operand2,
                                std::source_location where = std::source_location::current()) {
+  const pgas::detail::upc_call_scope call("upc_atomic_relaxed", "pgas::atomic_relaxed");
   pgas::atomic_relaxed(domain, fetch_ptr, pgas::detail::upc_atomic_op(op, where), target, operand1,
                        operand2, where);
 }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include <pgas/atomic.hpp>
+#include <pgas/detail/upc_call.hpp>
 #include <pgas/error.hpp>
 #include <pgas/runtime.hpp>
 
@@ -180,7 +181,8 @@ void apply_upc_form(atomicdomain& d, void* fetch_ptr, std::uint32_t op, void* ta
 void upc_form(atomicdomain* domain, void* fetch_ptr, atomic_op op, sptr<void> target,
               const void* operand1, const void* operand2, atomic_order o,
               const std::source_location& where) {
-  const char* what = o == atomic_order::strict ? "pgas::atomic_strict" : "pgas::atomic_relaxed";
+  const char* what =
+      shown_name(o == atomic_order::strict ? "pgas::atomic_strict" : "pgas::atomic_relaxed");
   atomicdomain& d = live_domain(domain, what, where);
   const auto bit = static_cast<std::uint32_t>(op);
   atomic_check_upc_form(bit, fetch_ptr, operand1, operand2, where);
@@ -254,17 +256,23 @@ namespace pgas {
 atomicdomain* all_atomicdomain_alloc(atomic_type type, atomic_ops ops, atomic_hint hints,
                                      std::source_location where) {
   const std::uint32_t bits = ops.bits();
-  const char* name = "pgas::all_atomicdomain_alloc";
+  const char* name = detail::shown_name("pgas::all_atomicdomain_alloc");
   if (detail::type_text(type) == nullptr) {
     detail::misuse(fmt::format("{}: unknown type code {}", name, static_cast<int>(type)), where);
   }
   if (detail::hint_text(hints) == nullptr) {
     detail::misuse(fmt::format("{}: unknown hint {}", name, static_cast<int>(hints)), where);
   }
-  if (bits == 0 || (bits & ~detail::atomic_all_ops) != 0) {
-    detail::misuse(fmt::format("{}: the set of operations {} is not a non-empty set of "
-                               "pgas::atomic_op values",
-                               name, detail::ops_text(bits)),
+  if (bits == 0) {
+    detail::misuse(fmt::format("{}: the set of operations is empty (a domain supports at least "
+                               "one)",
+                               name),
+                   where);
+  }
+  if ((bits & ~detail::atomic_all_ops) != 0) {
+    detail::misuse(fmt::format("{}: the set of operations {:#x} holds bits {:#x} that are no "
+                               "operation",
+                               name, bits, bits & ~detail::atomic_all_ops),
                    where);
   }
   if (detail::floating(type) && (bits & detail::atomic_bitwise_ops) != 0) {
@@ -286,7 +294,7 @@ atomicdomain* all_atomicdomain_alloc(atomic_type type, atomic_ops ops, atomic_hi
 }
 
 void all_atomicdomain_free(atomicdomain* domain, std::source_location where) {
-  const char* name = "pgas::all_atomicdomain_free";
+  const char* name = detail::shown_name("pgas::all_atomicdomain_free");
   atomicdomain& d = detail::live_domain(domain, name, where);
   detail::job* j = detail::job_current();
   if (j == nullptr) return detail::pool_put(&d);

@@ -104,6 +104,12 @@ struct region {
   std::size_t len;
 };
 
+// An operand's place in a call's agreement text: every argument of a UPC collective is
+// single-valued (UPC 1.3 §7.4), addresses too. "2:0x1040" on one thread, "0x1040" on every.
+std::string place_text(const region& r) {
+  return r.thread >= 0 ? fmt::format("{}:{:#x}", r.thread, r.addr) : fmt::format("{:#x}", r.addr);
+}
+
 bool overlap(const region& a, const region& b) {
   const bool same_thread = a.thread < 0 || b.thread < 0 || a.thread == b.thread;
   return same_thread && a.len != 0 && b.len != 0 && a.addr < b.addr + b.len &&
@@ -247,9 +253,11 @@ void rooted(const char* name, const operands& o, std::size_t nbytes,
   const int root = o.s.thread >= 0 ? o.s.thread : o.d.thread;
   const int me = mythread();
   relocalise(
-      name, fmt::format("nbytes={}, flags={}, root={}", nbytes, mode_text(o.m), root), o.m, where,
-      [&](int t) { return t == root || t == me; }, [&](int t) { return me == root || t == me; },
-      [&](int self) { move(self, root); });
+      name,
+      fmt::format("nbytes={}, flags={}, root={}, src={}, dst={}", nbytes, mode_text(o.m), root,
+                  place_text(o.s), place_text(o.d)),
+      o.m, where, [&](int t) { return t == root || t == me; },
+      [&](int t) { return me == root || t == me; }, [&](int self) { move(self, root); });
 }
 
 // gather_all and exchange: each thread fills its own dst from every thread's src block
@@ -259,8 +267,10 @@ void all_to_all(const char* name, const operands& o, std::size_t nbytes,
                 const std::source_location& where, SrcBlock src_block) {
   const int n = threads();
   const auto all = [](int) { return true; };
-  relocalise(name, fmt::format("nbytes={}, flags={}", nbytes, mode_text(o.m)), o.m, where, all, all,
-             [&](int self) {
+  relocalise(name,
+             fmt::format("nbytes={}, flags={}, src={}, dst={}", nbytes, mode_text(o.m),
+                         place_text(o.s), place_text(o.d)),
+             o.m, where, all, all, [&](int self) {
                for (int i = 1; i <= n; ++i) {
                  const int t = (self + i) % n;
                  std::memcpy(at(self, o.d.addr + static_cast<std::size_t>(t) * nbytes),
@@ -334,7 +344,9 @@ void all_permute(sptr<void> dst, sptr<const void> src, sptr<const int> perm, std
     holds_perm[static_cast<std::size_t>(p.thread())] = 1;
   }
   const int me = mythread();
-  const std::string text = fmt::format("nbytes={}, flags={}", nbytes, mode_text(m));
+  const std::string text =
+      fmt::format("nbytes={}, flags={}, src={}, dst={}, perm={}:{:#x}", nbytes, mode_text(m),
+                  place_text(s), place_text(d), perm.thread(), perm.addrfield());
   const epoch_call c = detail::epoch_enter(name, text, where);
   sync_in(c, m.in, text, [&](int t) { return t == me || holds_perm[static_cast<std::size_t>(t)]; });
   // Pull: find the thread whose block comes here, checking perm on the way.
@@ -539,6 +551,18 @@ T combine(reduce_op op, T a, T b, T (*func)(T, T)) {
   }
 }
 
+// The operation as the caller spelled it, for reports: UPC_AND inside a UPC call, else bit_and.
+const char* op_shown(reduce_op op) noexcept {
+  // In reduce_op's order.
+  static constexpr const char* upc[] = {"UPC_ADD", "UPC_MULT",   "UPC_AND",         "UPC_OR",
+                                        "UPC_XOR", "UPC_LOGAND", "UPC_LOGOR",       "UPC_MIN",
+                                        "UPC_MAX", "UPC_FUNC",   "UPC_NONCOMM_FUNC"};
+  static_assert(std::size(upc) == static_cast<std::size_t>(reduce_op::noncomm_func) + 1);
+  const auto i = static_cast<std::size_t>(op);
+  return detail::current_upc_call().upc_name != nullptr && i < std::size(upc) ? upc[i]
+                                                                              : to_string(op);
+}
+
 template <class T>
 void check_op(reduce_op op, T (*func)(T, T), const char* name, const std::source_location& where) {
   if (static_cast<unsigned>(op) > static_cast<unsigned>(reduce_op::noncomm_func)) {
@@ -546,11 +570,11 @@ void check_op(reduce_op op, T (*func)(T, T), const char* name, const std::source
   }
   if (!std::is_integral_v<T> && is_bitwise(op)) {
     misuse(fmt::format("{}<{}>: {} is defined for integer types only", name, type_name<T>(),
-                       to_string(op)),
+                       op_shown(op)),
            where);
   }
   if ((op == reduce_op::func || op == reduce_op::noncomm_func) && func == nullptr) {
-    misuse(fmt::format("{}: op {} with a null func", name, to_string(op)), where);
+    misuse(fmt::format("{}: op {} with a null func", name, op_shown(op)), where);
   }
 }
 
@@ -578,9 +602,13 @@ void reduction(const char* name, sptr<void> dst, sptr<const void> src, reduce_op
   const int computer = dst.thread();
   const int me = mythread();
   const std::string text =
-      fmt::format("{}, op={}, nelems={}, blk_size={}, flags={}, src={}/{}, dst={}/{}",
-                  type_name<T>(), to_string(op), nelems, blk_size, mode_text(m), src.thread(),
-                  src.phase(), dst.thread(), dst.phase());
+      fmt::format("{}, op={}{}, nelems={}, blk_size={}, flags={}, src={}:{:#x}/{}, dst={}:{:#x}/{}",
+                  type_name<T>(), to_string(op),
+                  op == reduce_op::func || op == reduce_op::noncomm_func
+                      ? fmt::format(" (func {})", fmt::ptr(reinterpret_cast<const void*>(func)))
+                      : std::string(),
+                  nelems, blk_size, mode_text(m), src.thread(), src.addrfield(), src.phase(),
+                  dst.thread(), dst.addrfield(), dst.phase());
   const auto has_data = [&](int t) {
     return s[static_cast<std::size_t>(t)].len != 0 || d[static_cast<std::size_t>(t)].len != 0;
   };

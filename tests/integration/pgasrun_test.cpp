@@ -656,6 +656,35 @@ TEST_CASE("lock_barrier: a lock held across a barrier its waiter must reach is r
   CHECK(contains(r.err, "cannot complete before thread 1 arrives"));
 }
 
+TEST_CASE("lock_collective: a lock held while waiting in a UPC collective for its waiter",
+          "[fault][lock][upc_collectives]") {
+  const int held = line_of("lock_collective", "@lock_collective:held");
+  const int wait = line_of("lock_collective", "@lock_collective:wait");
+  for (const auto& [mode, call, marker] :
+       {std::array<std::string, 3>{"mysync", "pgas::all_broadcast", "broadcast"},
+        std::array<std::string, 3>{"nosync", "pgas::all_reduce", "reduce"}}) {
+    const int line = line_of("lock_collective", "@lock_collective:" + marker);
+    for (int n : {2, 3}) {
+      INFO("pgasrun -n " << n << " lock_collective " << mode);
+      const result r = launch_program(n, "lock_collective", {mode});
+      require_lock_deadlock(r);
+      INFO(r);
+      CHECK(contains(r.err, "(a cycle through locks and UPC collective calls)"));
+      CHECK(names_lock_wait(r.err, "lock_collective", 1, wait, 0, held));
+      CHECK(matches(r.err, "thread 0 waits in " + call + " at [^ ]*lock_collective\\.cpp:" +
+                               std::to_string(line) + " for thread 1 to "));
+    }
+  }
+  // No deadlock, a hang: the timeout report says what thread 0 waits for.
+  const result r = launch({"-n", "2", "--timeout", "1", program("lock_collective"), "spin"});
+  require_exit(r, 124);
+  INFO(r);
+  CHECK(matches(r.err, "thread 0 of 2: waits in pgas::all_reduce at [^ ]*lock_collective\\.cpp:" +
+                           std::to_string(line_of("lock_collective", "@lock_collective:reduce")) +
+                           " for thread 1 to finish its part of it"));
+  CHECK(contains(r.err, "thread 1 of 2: running"));
+}
+
 TEST_CASE("lock_cycle: two threads taking two locks in opposite orders are reported",
           "[fault][lock]") {
   const int hold_a = line_of("lock_cycle", "@lock_cycle:hold_a");
@@ -826,7 +855,11 @@ TEST_CASE("upc_collective_misuse: disagreeing UPC collectives name both calls",
         misuse_case{"other", "@upc_collective_misuse:other0", "@upc_collective_misuse:other1",
                     "pgas::all_gather"},
         misuse_case{"barrier", "@upc_collective_misuse:barrier0", "@upc_collective_misuse:barrier1",
-                    "pgas::barrier"}}) {
+                    "pgas::barrier"},
+        misuse_case{"address", "@upc_collective_misuse:address0", "@upc_collective_misuse:address1",
+                    "src=0:0x"},
+        misuse_case{"func", "@upc_collective_misuse:func0", "@upc_collective_misuse:func1",
+                    "op=func (func 0x"}}) {
     for (int n : {2, 3}) {
       INFO(c.arg << " with " << n << " threads");
       const result r = launch_program(n, "upc_collective_misuse", {c.arg});

@@ -9,6 +9,9 @@
 //   range    nbytes runs past the end of src's allocation
 //   overlap  src and dst of all_exchange overlap
 //   perm     all_permute's perm holds a thread twice
+//   address  thread 0 broadcasts from src, the others from src + 8 (UPC's arguments are
+//            single-valued, addresses too)
+//   func     all_reduce with reduce_op::func, thread 0 passing one function, the others another
 //   nelems   all_reduce over a garbage count (-1 converted to size_t): reported at once, not
 //            after walking 2^64 elements
 #include <pgas/pgas.hpp>
@@ -63,6 +66,21 @@ int main(int argc, char** argv) {
       perm[pgas::mythread()] = 0;
       pgas::barrier();
       pgas::all_permute(dst, all_src, perm, 4);  // @upc_collective_misuse:perm
+    } else if (what == "address") {
+      if (zero) {
+        pgas::all_broadcast(dst, src, 8);  // @upc_collective_misuse:address0
+      } else {
+        pgas::all_broadcast(dst, src + 8, 8);  // @upc_collective_misuse:address1
+      }
+    } else if (what == "func") {
+      const auto f = pgas::reduce_op::func;
+      long (*first)(long, long) = [](long x, long y) { return x + y; };
+      long (*second)(long, long) = [](long x, long y) { return x * y; };
+      if (zero) {
+        pgas::all_reduce<long>(dst, all_src, f, 4, 1, first);  // @upc_collective_misuse:func0
+      } else {
+        pgas::all_reduce<long>(dst, all_src, f, 4, 1, second);  // @upc_collective_misuse:func1
+      }
     } else if (what == "nelems") {
       const auto garbage = static_cast<std::size_t>(-1);
       const auto add = pgas::reduce_op::add;

@@ -467,7 +467,8 @@ TEST_CASE("misuse outside a job throws usage_error naming what was wrong", "[ato
       Contains("not exactly one operation"));
   CHECK_THROWS_WITH(atomic_domain<double>({atomic_op::fadd, atomic_op::xor_}),
                     Contains("XOR is not defined for double"));
-  CHECK_THROWS_WITH(atomic_domain<int>(pgas::atomic_ops()), Contains("not a non-empty set"));
+  CHECK_THROWS_WITH(atomic_domain<int>(pgas::atomic_ops()),
+                    Contains("the set of operations is empty"));
   pgas::atomicdomain* raw = d.get();
   d.free();
   CHECK_THROWS_WITH(d.fetch_add(local, 1), Contains("through no atomic domain"));

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <tuple>
 
 #include <pgas/config.hpp>
 
@@ -25,7 +26,20 @@ void symmetric_heap::check_invariants_locked() const {
   auto l = live_.begin();
   while (f != free_.end() || l != live_.end()) {
     const bool is_free = l == live_.end() || (f != free_.end() && f->first < l->first);
-    const auto [offset, size] = is_free ? *f++ : *l++;
+    std::size_t offset = 0, size = 0;
+    if (is_free) {
+      std::tie(offset, size) = *f++;
+    } else {
+      offset = l->first;
+      size = l->second.size;
+      if (l->second.asked == 0 || l->second.asked > size) {
+        fault_end_job(fmt::format("internal error: symmetric heap: the block at {:#x} was asked "
+                                  "for {} bytes and placed in {}",
+                                  offset, l->second.asked, size),
+                      70);
+      }
+      ++l;
+    }
     const char* what = nullptr;
     if (offset % alignment != 0 || size % alignment != 0 || size == 0) {
       what = "a block is not aligned or empty";
@@ -72,7 +86,7 @@ std::optional<std::size_t> symmetric_heap::allocate(std::size_t bytes) {
   const std::size_t colour = colour_of(allocations_, size);
   const std::size_t window = window_of(size);
   const auto placed = [&](std::size_t offset) {
-    live_.emplace(offset, size);
+    live_.emplace(offset, live_block{size, bytes});
     live_bytes_ += size;
     ++allocations_;
     if constexpr (config::debug_level >= 2) check_invariants_locked();
@@ -103,7 +117,7 @@ std::size_t symmetric_heap::release(std::size_t offset) {
   auto live = live_.find(offset);
   if (live == live_.end()) return 0;
   std::size_t start = offset;
-  std::size_t size = live->second;
+  std::size_t size = live->second.size;
   const std::size_t freed = size;
   live_.erase(live);
   live_bytes_ -= freed;
@@ -143,7 +157,8 @@ bool symmetric_heap::contains(std::size_t offset, std::size_t bytes) const {
   auto it = live_.upper_bound(offset);
   if (it == live_.begin()) return false;
   --it;
-  return offset - it->first <= it->second && bytes <= it->second - (offset - it->first);
+  const std::size_t asked = it->second.asked;
+  return offset - it->first <= asked && bytes <= asked - (offset - it->first);
 }
 
 std::size_t symmetric_heap::live_bytes() const {

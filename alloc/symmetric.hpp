@@ -64,7 +64,8 @@ class symmetric_heap {
   std::size_t release(std::size_t offset);
   /// The largest allocation that could succeed now.
   std::size_t largest_free() const;
-  /// True when [offset, offset + bytes) lies inside one live allocation.
+  /// True when [offset, offset + bytes) lies inside one live allocation, as asked for (the
+  /// alignment's padding after it is outside).
   bool contains(std::size_t offset, std::size_t bytes) const;
   /// Bytes live.
   std::size_t live_bytes() const;
@@ -78,7 +79,11 @@ class symmetric_heap {
   std::size_t capacity_;
   std::size_t top_ = 0;                      // everything above is free
   std::map<std::size_t, std::size_t> free_;  // offset -> size, below top_
-  std::map<std::size_t, std::size_t> live_;  // offset -> size
+  struct live_block {
+    std::size_t size;   // as placed: `asked` rounded up to the alignment
+    std::size_t asked;  // what the caller asked for, which contains() checks against
+  };
+  std::map<std::size_t, live_block> live_;  // offset -> block
   std::size_t live_bytes_ = 0;
   std::size_t allocations_ = 0;  // successful allocate() calls: the next one's colour number
 };

@@ -154,3 +154,21 @@ TEST_CASE("bytes skipped for colour are reused and not counted as live", "[symme
   CHECK(h.live_bytes() == 2 * big + (b - big) - 64);
   CHECK(*h.allocate(64) > b);
 }
+
+TEST_CASE("contains() ends an allocation where it was asked to, not at its padding",
+          "[symmetric]") {
+  symmetric_heap h(1 << 20, 64);
+  const auto a = h.allocate(16);
+  const auto b = h.allocate(100);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(h.contains(*a, 16));
+  CHECK(h.contains(*a + 15, 1));
+  CHECK_FALSE(h.contains(*a, 17));      // one byte into the alignment's padding
+  CHECK_FALSE(h.contains(*a + 16, 1));  // the padding itself
+  CHECK(h.contains(*b + 99, 1));
+  CHECK_FALSE(h.contains(*b + 96, 8));  // past byte 100
+  CHECK(h.live_bytes() == 64 + 128);    // placed, padding included
+  h.release(*a);
+  CHECK_FALSE(h.contains(*a, 1));
+}

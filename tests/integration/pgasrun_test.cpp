@@ -889,6 +889,7 @@ TEST_CASE("upc_collective_misuse: bad arguments name the thread, the error and t
         misuse_case{"range", "pgas::all_broadcast src"},
         misuse_case{"overlap", "pgas::all_exchange: src and dst overlap"},
         misuse_case{"perm", "perm is not a permutation"},
+        misuse_case{"overrun", "src: 20 bytes at address"},
         misuse_case{"nelems",
                     "src (nelems=18446744073709551615 elements of 8 bytes, blk_size=1) "
                     "runs past the end of thread 0's shared segment"}}) {

@@ -12,6 +12,7 @@
 //   address  thread 0 broadcasts from src, the others from src + 8 (UPC's arguments are
 //            single-valued, addresses too)
 //   func     all_reduce with reduce_op::func, thread 0 passing one function, the others another
+//   overrun  all_reduce one int past a 16-byte-per-thread array (inside its 64-byte padding)
 //   nelems   all_reduce over a garbage count (-1 converted to size_t): reported at once, not
 //            after walking 2^64 elements
 #include <pgas/pgas.hpp>
@@ -81,6 +82,12 @@ int main(int argc, char** argv) {
       } else {
         pgas::all_reduce<long>(dst, all_src, f, 4, 1, second);  // @upc_collective_misuse:func1
       }
+    } else if (what == "overrun") {
+      const pgas::shared_alloc small = pgas::all_alloc(static_cast<std::size_t>(n), 16);
+      const auto ints = pgas::sptr<const void>(pgas::sptr<int, 4>::from_parts(0, small.offset()));
+      const auto add = pgas::reduce_op::add;
+      const std::size_t past = 4 * static_cast<std::size_t>(n) + 1;
+      pgas::all_reduce<int>(dst, ints, add, past, 4, {});  // @upc_collective_misuse:overrun
     } else if (what == "nelems") {
       const auto garbage = static_cast<std::size_t>(-1);
       const auto add = pgas::reduce_op::add;

@@ -112,12 +112,14 @@
 #pragma once
 
 #include <bit>
+#include <concepts>
 #include <cstddef>
 #include <map>
 #include <mutex>
 #include <source_location>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include <pgas/alloc.hpp>
 #include <pgas/atomic.hpp>
@@ -138,6 +140,37 @@
 #include <pgas/sync.hpp>
 #include <pgas/ticks.hpp>
 #include <pgas/upc_collectives.hpp>
+
+namespace pgas::detail {
+
+template <class T>
+inline constexpr bool upc_plain_pointer = false;
+
+/// A parameter that UPC declares a pointer-to-shared (the bulk copies', the collectives'): it
+/// takes whatever converts to pgas::sptr<V> (a pgas::sptr, a shared array or static_array, a
+/// static_scalar's &x, nullptr), and stops a plain pointer at compile time with a hint: in
+/// pgas, `&A[i]` is the element's plain T*, not its pointer-to-shared.
+template <class V>
+class upc_shared_arg {
+ public:
+  template <class U>
+  requires std::convertible_to<U, pgas::sptr<V>> &&
+      (!std::is_pointer_v<std::remove_cvref_t<U>>)upc_shared_arg(U&& u)
+      : p_(std::forward<U>(u)) {}  // NOLINT: implicit, as UPC's conversion
+  template <class T>
+  upc_shared_arg(T*) {  // NOLINT
+    static_assert(upc_plain_pointer<T*>,
+                  "a UPC function that takes a pointer-to-shared got a plain pointer: in pgas, "
+                  "&A[i] is the element's plain T*; pass the array itself (A, for &A[0]), "
+                  "A.ptr(i) for &A[i], or a pgas::sptr");
+  }
+  operator pgas::sptr<V>() const noexcept { return p_; }  // NOLINT
+
+ private:
+  pgas::sptr<V> p_;
+};
+
+}  // namespace pgas::detail
 
 // ---- Threads, blocks, synchronisation (upc.h, §6.3, §6.6.1, §7.2.1) ----------------------------
 
@@ -330,22 +363,23 @@ constexpr std::size_t upc_elemsizeof(const A& a) noexcept {
 // ---- Bulk copies (§7.2.5) ----------------------------------------------------------------------
 
 /// upc_memcpy: pgas::memcpy.
-inline void upc_memcpy(pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t n,
+inline void upc_memcpy(pgas::detail::upc_shared_arg<void> dst,
+                       pgas::detail::upc_shared_arg<const void> src, std::size_t n,
                        std::source_location where = std::source_location::current()) {
   pgas::detail::bulk_copy(dst, src, n, "upc_memcpy source", "upc_memcpy destination", where);
 }
 /// upc_memget: pgas::memget.
-inline void upc_memget(void* dst, pgas::sptr<const void> src, std::size_t n,
+inline void upc_memget(void* dst, pgas::detail::upc_shared_arg<const void> src, std::size_t n,
                        std::source_location where = std::source_location::current()) {
   pgas::detail::bulk_get(dst, src, n, "upc_memget source", where);
 }
 /// upc_memput: pgas::memput.
-inline void upc_memput(pgas::sptr<void> dst, const void* src, std::size_t n,
+inline void upc_memput(pgas::detail::upc_shared_arg<void> dst, const void* src, std::size_t n,
                        std::source_location where = std::source_location::current()) {
   pgas::detail::bulk_put(dst, src, n, "upc_memput destination", where);
 }
 /// upc_memset: pgas::memset.
-inline void upc_memset(pgas::sptr<void> dst, int c, std::size_t n,
+inline void upc_memset(pgas::detail::upc_shared_arg<void> dst, int c, std::size_t n,
                        std::source_location where = std::source_location::current()) {
   pgas::detail::bulk_set(dst, c, n, "upc_memset destination", where);
 }
@@ -395,43 +429,50 @@ inline constexpr upc_flag_t UPC_OUT_MYSYNC = pgas::out_mysync;
 inline constexpr upc_flag_t UPC_OUT_ALLSYNC = pgas::out_allsync;
 
 /// upc_all_broadcast: pgas::all_broadcast (collective).
-inline void upc_all_broadcast(pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t nbytes,
+inline void upc_all_broadcast(pgas::detail::upc_shared_arg<void> dst,
+                              pgas::detail::upc_shared_arg<const void> src, std::size_t nbytes,
                               upc_flag_t flags,
                               std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_all_broadcast", "pgas::all_broadcast");
   pgas::all_broadcast(dst, src, nbytes, flags, where);
 }
 /// upc_all_scatter: pgas::all_scatter (collective).
-inline void upc_all_scatter(pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t nbytes,
+inline void upc_all_scatter(pgas::detail::upc_shared_arg<void> dst,
+                            pgas::detail::upc_shared_arg<const void> src, std::size_t nbytes,
                             upc_flag_t flags,
                             std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_all_scatter", "pgas::all_scatter");
   pgas::all_scatter(dst, src, nbytes, flags, where);
 }
 /// upc_all_gather: pgas::all_gather (collective).
-inline void upc_all_gather(pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t nbytes,
+inline void upc_all_gather(pgas::detail::upc_shared_arg<void> dst,
+                           pgas::detail::upc_shared_arg<const void> src, std::size_t nbytes,
                            upc_flag_t flags,
                            std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_all_gather", "pgas::all_gather");
   pgas::all_gather(dst, src, nbytes, flags, where);
 }
 /// upc_all_gather_all: pgas::all_gather_all (collective).
-inline void upc_all_gather_all(pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t nbytes,
+inline void upc_all_gather_all(pgas::detail::upc_shared_arg<void> dst,
+                               pgas::detail::upc_shared_arg<const void> src, std::size_t nbytes,
                                upc_flag_t flags,
                                std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_all_gather_all", "pgas::all_gather_all");
   pgas::all_gather_all(dst, src, nbytes, flags, where);
 }
 /// upc_all_exchange: pgas::all_exchange (collective).
-inline void upc_all_exchange(pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t nbytes,
+inline void upc_all_exchange(pgas::detail::upc_shared_arg<void> dst,
+                             pgas::detail::upc_shared_arg<const void> src, std::size_t nbytes,
                              upc_flag_t flags,
                              std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_all_exchange", "pgas::all_exchange");
   pgas::all_exchange(dst, src, nbytes, flags, where);
 }
 /// upc_all_permute: pgas::all_permute (collective).
-inline void upc_all_permute(pgas::sptr<void> dst, pgas::sptr<const void> src,
-                            pgas::sptr<const int> perm, std::size_t nbytes, upc_flag_t flags,
+inline void upc_all_permute(pgas::detail::upc_shared_arg<void> dst,
+                            pgas::detail::upc_shared_arg<const void> src,
+                            pgas::detail::upc_shared_arg<const int> perm, std::size_t nbytes,
+                            upc_flag_t flags,
                             std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_all_permute", "pgas::all_permute");
   pgas::all_permute(dst, src, perm, nbytes, flags, where);
@@ -441,18 +482,18 @@ inline void upc_all_permute(pgas::sptr<void> dst, pgas::sptr<const void> src,
 // and pgas::all_prefix_reduce<T> (collective).
 #define PGASI_UPC_REDUCE(SUFFIX, TYPE)                                                             \
   inline void upc_all_reduce##SUFFIX(                                                              \
-      pgas::sptr<void> dst, pgas::sptr<const void> src, upc_op_t op, std::size_t nelems,           \
-      std::size_t blk_size, TYPE (*func)(TYPE, TYPE), upc_flag_t flags,                            \
-      std::source_location where = std::source_location::current()) {                              \
+      pgas::detail::upc_shared_arg<void> dst, pgas::detail::upc_shared_arg<const void> src,        \
+      upc_op_t op, std::size_t nelems, std::size_t blk_size, TYPE (*func)(TYPE, TYPE),             \
+      upc_flag_t flags, std::source_location where = std::source_location::current()) {            \
     const pgas::detail::upc_call_scope call("upc_all_reduce" #SUFFIX, "pgas::all_reduce");         \
     pgas::all_reduce<TYPE>(dst, src,                                                               \
                            pgas::detail::upc_reduce_op(op, "upc_all_reduce" #SUFFIX, where),       \
                            nelems, blk_size, func, flags, where);                                  \
   }                                                                                                \
   inline void upc_all_prefix_reduce##SUFFIX(                                                       \
-      pgas::sptr<void> dst, pgas::sptr<const void> src, upc_op_t op, std::size_t nelems,           \
-      std::size_t blk_size, TYPE (*func)(TYPE, TYPE), upc_flag_t flags,                            \
-      std::source_location where = std::source_location::current()) {                              \
+      pgas::detail::upc_shared_arg<void> dst, pgas::detail::upc_shared_arg<const void> src,        \
+      upc_op_t op, std::size_t nelems, std::size_t blk_size, TYPE (*func)(TYPE, TYPE),             \
+      upc_flag_t flags, std::source_location where = std::source_location::current()) {            \
     const pgas::detail::upc_call_scope call("upc_all_prefix_reduce" #SUFFIX,                       \
                                             "pgas::all_prefix_reduce");                            \
     pgas::all_prefix_reduce<TYPE>(                                                                 \
@@ -548,28 +589,28 @@ inline constexpr pgas::complete_handle_t UPC_COMPLETE_HANDLE{};
 
 /// upc_memcpy_nb: pgas::memcpy_nb.
 [[nodiscard]] inline upc_handle_t upc_memcpy_nb(
-    pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t n,
-    std::source_location where = std::source_location::current()) {
+    pgas::detail::upc_shared_arg<void> dst, pgas::detail::upc_shared_arg<const void> src,
+    std::size_t n, std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_memcpy_nb", "pgas::memcpy_nb");
   return pgas::memcpy_nb(dst, src, n, where);
 }
 /// upc_memget_nb: pgas::memget_nb.
 [[nodiscard]] inline upc_handle_t upc_memget_nb(
-    void* dst, pgas::sptr<const void> src, std::size_t n,
+    void* dst, pgas::detail::upc_shared_arg<const void> src, std::size_t n,
     std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_memget_nb", "pgas::memget_nb");
   return pgas::memget_nb(dst, src, n, where);
 }
 /// upc_memput_nb: pgas::memput_nb.
 [[nodiscard]] inline upc_handle_t upc_memput_nb(
-    pgas::sptr<void> dst, const void* src, std::size_t n,
+    pgas::detail::upc_shared_arg<void> dst, const void* src, std::size_t n,
     std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_memput_nb", "pgas::memput_nb");
   return pgas::memput_nb(dst, src, n, where);
 }
 /// upc_memset_nb: pgas::memset_nb.
 [[nodiscard]] inline upc_handle_t upc_memset_nb(
-    pgas::sptr<void> dst, int c, std::size_t n,
+    pgas::detail::upc_shared_arg<void> dst, int c, std::size_t n,
     std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_memset_nb", "pgas::memset_nb");
   return pgas::memset_nb(dst, c, n, where);
@@ -587,25 +628,26 @@ inline void upc_sync(upc_handle_t& h,
   return pgas::test(h, where) ? 1 : 0;
 }
 /// upc_memcpy_nbi: pgas::memcpy_nbi.
-inline void upc_memcpy_nbi(pgas::sptr<void> dst, pgas::sptr<const void> src, std::size_t n,
+inline void upc_memcpy_nbi(pgas::detail::upc_shared_arg<void> dst,
+                           pgas::detail::upc_shared_arg<const void> src, std::size_t n,
                            std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_memcpy_nbi", "pgas::memcpy_nbi");
   pgas::memcpy_nbi(dst, src, n, where);
 }
 /// upc_memget_nbi: pgas::memget_nbi.
-inline void upc_memget_nbi(void* dst, pgas::sptr<const void> src, std::size_t n,
+inline void upc_memget_nbi(void* dst, pgas::detail::upc_shared_arg<const void> src, std::size_t n,
                            std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_memget_nbi", "pgas::memget_nbi");
   pgas::memget_nbi(dst, src, n, where);
 }
 /// upc_memput_nbi: pgas::memput_nbi.
-inline void upc_memput_nbi(pgas::sptr<void> dst, const void* src, std::size_t n,
+inline void upc_memput_nbi(pgas::detail::upc_shared_arg<void> dst, const void* src, std::size_t n,
                            std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_memput_nbi", "pgas::memput_nbi");
   pgas::memput_nbi(dst, src, n, where);
 }
 /// upc_memset_nbi: pgas::memset_nbi.
-inline void upc_memset_nbi(pgas::sptr<void> dst, int c, std::size_t n,
+inline void upc_memset_nbi(pgas::detail::upc_shared_arg<void> dst, int c, std::size_t n,
                            std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_memset_nbi", "pgas::memset_nbi");
   pgas::memset_nbi(dst, c, n, where);

@@ -26,6 +26,7 @@
 #include "src/base/backoff.hpp"
 #include "src/base/faults.hpp"
 #include "src/base/os.hpp"
+#include "src/job/collective_epochs.hpp"
 #include "src/job/job.hpp"
 #include "src/job/wait_graph.hpp"
 
@@ -187,9 +188,11 @@ std::string past(const thread_record& r) {
       waiting += fmt::format("\n  thread {} is running (not at a barrier)", t);
     }
   }
+  const std::string calls = epoch_counts_differ(j);
   fault_end_job(fmt::format("deadlock: thread{} {} returned from the body while other threads "
-                            "wait at a barrier it will never reach:{}",
-                            returned.find(',') != std::string::npos ? "s" : "", returned, waiting),
+                            "wait at a barrier it will never reach:{}{}",
+                            returned.find(',') != std::string::npos ? "s" : "", returned, waiting,
+                            calls.empty() ? "" : "\n  " + calls),
                 1);
 }
 

@@ -7,11 +7,14 @@
 #include "src/job/collective_epochs.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <climits>
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include <pgas/detail/upc_call.hpp>
 #include <pgas/error.hpp>
@@ -175,6 +178,36 @@ epoch_call epoch_enter(const char* name, std::string_view text, const std::sourc
   }
   publish(mine.entered, mine.entered_sleepers, c.k);
   return c;
+}
+
+std::string epoch_counts_differ(job& j) {
+  std::vector<std::uint32_t> entered(static_cast<std::size_t>(j.threads));
+  for (int t = 0; t < j.threads; ++t)
+    entered[static_cast<std::size_t>(t)] = j.epoch(t).entered.load(std::memory_order_acquire);
+  const auto [lo, hi] = std::minmax_element(entered.begin(), entered.end());
+  if (*lo == *hi) return {};
+  // "thread 0: 0; threads 1, 2: 1", by count.
+  std::map<std::uint32_t, std::vector<int>> by_count;
+  for (int t = 0; t < j.threads; ++t)
+    by_count[entered[static_cast<std::size_t>(t)]].push_back(t);
+  std::string counts;
+  for (const auto& [k, who] : by_count) {
+    counts += fmt::format("{}thread{} {}: {}", counts.empty() ? "" : "; ",
+                          who.size() > 1 ? "s" : "", fmt::join(who, ", "), k);
+  }
+  const int ahead = static_cast<int>(hi - entered.begin());
+  const epoch_entry& e = j.epoch(ahead).ring[*hi % epoch_ring_size];
+  const char* name = e.name.load(std::memory_order_relaxed);
+  const char* file = e.file.load(std::memory_order_relaxed);
+  const std::uint32_t line = e.line.load(std::memory_order_relaxed);
+  std::string last;
+  if ((e.key.load(std::memory_order_acquire) >> 32) == *hi && name != nullptr && file != nullptr) {
+    last = fmt::format(" (thread {}'s last: {} at {}:{})", ahead, name, file, line);
+  }
+  return fmt::format(
+      "UPC collective calls entered so far differ: {}{}; every thread must make "
+      "the same collective calls in the same order",
+      counts, last);
 }
 
 void epoch_wait_entered(const epoch_call& c, int t) {

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <source_location>
+#include <string>
 #include <string_view>
 
 namespace pgas::detail {
@@ -73,6 +74,11 @@ struct epoch_call {
 /// thread's call with the same number is a different call, has other arguments or comes after
 /// a different number of barriers (the message names both calls' file:line).
 epoch_call epoch_enter(const char* name, std::string_view text, const std::source_location& where);
+
+/// For reports of a job that went wrong: empty when every thread has entered as many UPC
+/// collective calls, else a line saying how many each has and which call the most advanced made
+/// last (a thread that skipped a collective explains a later deadlock).
+std::string epoch_counts_differ(job& j);
 
 /// UPC_IN_MYSYNC: waits until thread `t` has entered this call. Ends the job (misuse) when `t`
 /// can never enter it: it returned from its body or waits at a barrier this thread must reach.

@@ -905,6 +905,20 @@ TEST_CASE("upc_collective_misuse: bad arguments name the thread, the error and t
   }
 }
 
+TEST_CASE("upc_collective_misuse: a deadlock report says which thread skipped a collective",
+          "[fault][upc_collectives]") {
+  const int line = line_of("upc_collective_misuse", "@upc_collective_misuse:skipped");
+  const result r = launch_program(3, "upc_collective_misuse", {"skipped"});
+  require_exit(r, 1);
+  INFO(r);
+  CHECK(contains(r.err, "deadlock"));
+  CHECK(matches(r.err,
+                "UPC collective calls entered so far differ: thread 0: 0; threads 1, 2: 1 "
+                "\\(thread [12]'s last: pgas::all_broadcast at [^ ]*"
+                "upc_collective_misuse\\.cpp:" +
+                    std::to_string(line) + "\\)"));
+}
+
 TEST_CASE("alloc_exhaust: running out of shared memory is recoverable", "[run][alloc]") {
   const result r =
       launch({"-n", "2", "--shared-heap", "2m", "--report", "memory", program("alloc_exhaust")});

@@ -13,6 +13,8 @@
 //            single-valued, addresses too)
 //   func     all_reduce with reduce_op::func, thread 0 passing one function, the others another
 //   overrun  all_reduce one int past a 16-byte-per-thread array (inside its 64-byte padding)
+//   skipped  thread 0 meets the others' NOSYNC all_broadcast with a barrier: the job ends in a
+//            deadlock whose report says thread 0 made one collective call fewer
 //   nelems   all_reduce over a garbage count (-1 converted to size_t): reported at once, not
 //            after walking 2^64 elements
 #include <pgas/pgas.hpp>
@@ -88,6 +90,13 @@ int main(int argc, char** argv) {
       const auto add = pgas::reduce_op::add;
       const std::size_t past = 4 * static_cast<std::size_t>(n) + 1;
       pgas::all_reduce<int>(dst, ints, add, past, 4, {});  // @upc_collective_misuse:overrun
+    } else if (what == "skipped") {
+      if (zero) {
+        pgas::barrier();
+      } else {
+        const pgas::coll_flags f = pgas::in_nosync | pgas::out_nosync;
+        pgas::all_broadcast(dst, src, 8, f);  // @upc_collective_misuse:skipped
+      }
     } else if (what == "nelems") {
       const auto garbage = static_cast<std::size_t>(-1);
       const auto add = pgas::reduce_op::add;

@@ -88,7 +88,7 @@ void check_waited(void* arg) {
   // Asleep: a lock waiter's deadlock check can now follow this wait to thread t (a lock held
   // here that t waits for is a cycle). Published once, so that two looks see one wait.
   if (!w.published) {
-    wait_graph_enter_thread(j, w.c->me, w.t, w.c->name, w.what, w.c->where);
+    wait_graph_enter_thread(j, w.c->me, w.t, w.c->name, w.what, w.c->where, *w.word, w.c->k);
     w.published = true;
   }
   const thread_record& r = j.record(w.t);

@@ -43,9 +43,18 @@ struct seen {
   bool in_deadlock = false;
 };
 
+// What a thread wait adds to a slot.
+struct thread_wait {
+  int target = -1;
+  const char* call = nullptr;
+  const char* what = nullptr;
+  const std::atomic<std::uint32_t>* word = nullptr;
+  std::uint32_t until = 0;
+};
+
 void slot_publish(wait_slot& s, wait_kind kind, const lock_state* lock,
                   const std::source_location& where, bool arrived, std::uint32_t generation,
-                  int target = -1, const char* call = nullptr, const char* what = nullptr) {
+                  const thread_wait& tw = {}) {
   const std::uint32_t seq = s.seq.load(std::memory_order_relaxed);
   s.seq.store(seq + 1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
@@ -54,9 +63,11 @@ void slot_publish(wait_slot& s, wait_kind kind, const lock_state* lock,
   s.where.store(where, std::memory_order_relaxed);
   s.arrived.store(arrived, std::memory_order_relaxed);
   s.generation.store(generation, std::memory_order_relaxed);
-  s.target.store(target, std::memory_order_relaxed);
-  s.call.store(call, std::memory_order_relaxed);
-  s.what.store(what, std::memory_order_relaxed);
+  s.target.store(tw.target, std::memory_order_relaxed);
+  s.call.store(tw.call, std::memory_order_relaxed);
+  s.what.store(tw.what, std::memory_order_relaxed);
+  s.word.store(tw.word, std::memory_order_relaxed);
+  s.until.store(tw.until, std::memory_order_relaxed);
   s.seq.store(seq + 2, std::memory_order_release);
 }
 
@@ -75,8 +86,16 @@ seen look_at(job& j, int t) {
   v.target = s.target.load(std::memory_order_relaxed);
   v.call = s.call.load(std::memory_order_relaxed);
   v.what = s.what.load(std::memory_order_relaxed);
+  const std::atomic<std::uint32_t>* word = s.word.load(std::memory_order_relaxed);
+  const std::uint32_t until = s.until.load(std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_acquire);
   if (s.seq.load(std::memory_order_relaxed) != v.seq) {
+    v.kind = wait_kind::none;
+    return v;
+  }
+  // A thread wait whose word has reached its goal is over, whether or not the waiter has woken.
+  if (v.kind == wait_kind::thread && word != nullptr &&
+      static_cast<std::int32_t>(word->load(std::memory_order_acquire) - until) >= 0) {
     v.kind = wait_kind::none;
     return v;
   }
@@ -245,10 +264,11 @@ void wait_graph_enter_barrier(job& j, int me) {
 }
 
 void wait_graph_enter_thread(job& j, int me, int target, const char* call, const char* what,
-                             const std::source_location& where) {
+                             const std::source_location& where,
+                             const std::atomic<std::uint32_t>& word, std::uint32_t until) {
   thread_record& r = j.record(me);
-  slot_publish(r.blocked, wait_kind::thread, nullptr, where, false, r.wait_generation, target, call,
-               what);
+  slot_publish(r.blocked, wait_kind::thread, nullptr, where, false, r.wait_generation,
+               thread_wait{target, call, what, &word, until});
 }
 
 void wait_graph_leave(job& j, int me) {

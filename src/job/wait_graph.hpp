@@ -41,9 +41,13 @@ struct wait_slot {
   std::atomic<std::uint32_t> generation{0};
   // wait_kind::thread: the thread waited for, the collective call (its name) and what the
   // thread must do in it ("enter", "finish"); `where` is the waiting call's source location.
+  // The wait ends when `*word` reaches `until`: a look that finds it reached sees no wait (the
+  // waiter may not have woken yet).
   std::atomic<int> target{-1};
   std::atomic<const char*> call{nullptr};
   std::atomic<const char*> what{nullptr};
+  std::atomic<const std::atomic<std::uint32_t>*> word{nullptr};
+  std::atomic<std::uint32_t> until{0};
 };
 
 /// What a detecting thread remembers between two looks: a deadlock is reported only when two
@@ -66,9 +70,11 @@ void wait_graph_enter_lock(job& j, int me, const lock_state& lock,
 void wait_graph_enter_barrier(job& j, int me);
 
 /// The calling thread `me` sleeps in the UPC collective `call` (static strings), made at
-/// `where`, until thread `target` does `what` in it ("enter", "finish").
+/// `where`, until thread `target` does `what` in it ("enter", "finish"): until `word` (that
+/// thread's counter) reaches `until`.
 void wait_graph_enter_thread(job& j, int me, int target, const char* call, const char* what,
-                             const std::source_location& where);
+                             const std::source_location& where,
+                             const std::atomic<std::uint32_t>& word, std::uint32_t until);
 
 /// The calling thread `me` no longer waits (it published a wait before).
 void wait_graph_leave(job& j, int me);

@@ -65,10 +65,10 @@ bool flush_stream(FILE* f, std::uint64_t deadline) noexcept {
 
 // exit() and quick_exit() from inside a job end every thread without a word from the runtime;
 // these handlers give that word. on_exit runs on the thread that called exit(), so fault_who
-// names it. Claiming the report first parks threads that fault while exit() runs the program's
-// destructors under their feet, and parks this thread when another one is already ending the job.
-void report_exit_call(const char* call, const int* status) noexcept {
-  if (!job_live.load(std::memory_order_acquire)) return;
+// names it. Claiming the report first parks threads that fault meanwhile, and parks this thread
+// when another one is already ending the job. Returns whether it reported (a job was running).
+bool report_exit_call(const char* call, const int* status) noexcept {
+  if (!job_live.load(std::memory_order_acquire)) return false;
   if (!fault_claim()) fault_park();
   fault_flush_stdio(100'000'000);
   fault_text b;
@@ -85,10 +85,16 @@ void report_exit_call(const char* call, const int* status) noexcept {
   }
   b.add("\n");
   os_write_stderr(std::string_view(b.data, b.len));
+  return true;
 }
 
+// exit() inside a job ends the process here, once stdio is flushed: the rest of exit() would
+// run the program's static destructors while the other threads still run, and those of shared
+// data (a static_array frees its storage collectively) would break them under their feet and
+// then corrupt the heap. So neither they nor atexit handlers registered before the job started
+// run; the program's output and the status are kept.
 void on_exit_called(int status, void*) {
-  report_exit_call("exit", &status);
+  if (report_exit_call("exit", &status)) os_exit(status);
 }
 
 void on_quick_exit_called() {

@@ -40,7 +40,9 @@ void fault_who(fault_text& out) noexcept;
 /// puts the previous ones back. The first call also registers exit() and quick_exit()
 /// handlers, which stay: a job thread (or a thread the program started) that calls either
 /// while a job runs is reported, "thread T of N called exit(S) while the job was running",
-/// and stdout and stderr are flushed before the process ends. `explain` (may be null) is asked
+/// and stdout and stderr are flushed before the process ends; after exit(), it ends with that
+/// status at once, without the static destructors and earlier atexit handlers that would run
+/// while the other threads still do. `explain` (may be null) is asked
 /// about SIGSEGV addresses; it is how layers above the base (the shared space's read-only replicas)
 /// name what was hit.
 void faults_install(fault_explainer explain);

@@ -146,13 +146,17 @@ namespace pgas::detail {
 template <class T>
 inline constexpr bool upc_plain_pointer = false;
 
-/// A parameter that UPC declares a pointer-to-shared (the bulk copies', the collectives'): it
-/// takes whatever converts to pgas::sptr<V> (a pgas::sptr, a shared array or static_array, a
-/// static_scalar's &x, nullptr), and stops a plain pointer at compile time with a hint: in
-/// pgas, `&A[i]` is the element's plain T*, not its pointer-to-shared.
+/// A parameter that UPC declares a pointer-to-shared (the frees', bulk copies', collectives',
+/// atomics'): it takes whatever converts to pgas::sptr<V> (a pgas::sptr, a static_array, a
+/// static_scalar's &x, a shared_alloc, what upc_all_alloc returns) and a null pointer constant
+/// (nullptr, 0, NULL, {}), and stops a plain pointer at compile time with a hint: in pgas,
+/// `&A[i]` is the element's plain T*, not its pointer-to-shared. (Unlike the old plain
+/// pgas::sptr parameters, the functions' addresses have these parameter types.)
 template <class V>
 class upc_shared_arg {
  public:
+  upc_shared_arg() noexcept = default;
+  upc_shared_arg(std::nullptr_t) noexcept {}  // NOLINT: implicit, as a null pointer constant
   template <class U>
   requires std::convertible_to<U, pgas::sptr<V>> &&
       (!std::is_pointer_v<std::remove_cvref_t<U>>)upc_shared_arg(U&& u)
@@ -161,13 +165,14 @@ class upc_shared_arg {
   upc_shared_arg(T*) {  // NOLINT
     static_assert(upc_plain_pointer<T*>,
                   "a UPC function that takes a pointer-to-shared got a plain pointer: in pgas, "
-                  "&A[i] is the element's plain T*; pass the array itself (A, for &A[0]), "
-                  "A.ptr(i) for &A[i], or a pgas::sptr");
+                  "&A[i] is the element's plain T*; pass A.ptr(i) (A.ptr(0) for &A[0]; a "
+                  "pgas::static_array converts itself, as an array name does in UPC) or a "
+                  "pgas::sptr");
   }
   operator pgas::sptr<V>() const noexcept { return p_; }  // NOLINT
 
  private:
-  pgas::sptr<V> p_;
+  pgas::sptr<V> p_{};
 };
 
 }  // namespace pgas::detail
@@ -275,8 +280,9 @@ inline pgas::sptr<void> upc_alloc(std::size_t nbytes,
 }
 /// upc_free: pgas::free, of a pointer upc_global_alloc, upc_all_alloc or upc_alloc returned
 /// (not collective; a null pointer does nothing).
-inline void upc_free(pgas::sptr<const void> p,
+inline void upc_free(pgas::detail::upc_shared_arg<const void> ptr,
                      std::source_location where = std::source_location::current()) {
+  const pgas::sptr<const void> p = ptr;
   if (!p) return;
   const pgas::detail::upc_call_scope call("upc_free", "pgas::free");
   if (pgas::shared_alloc a = pgas::detail::upc_alloc_forget(p, false)) {
@@ -287,8 +293,9 @@ inline void upc_free(pgas::sptr<const void> p,
 }
 /// upc_all_free: pgas::all_free (collective), of a pointer upc_all_alloc or upc_global_alloc
 /// returned; a null pointer does nothing (every thread must pass it).
-inline void upc_all_free(pgas::sptr<const void> p,
+inline void upc_all_free(pgas::detail::upc_shared_arg<const void> ptr,
                          std::source_location where = std::source_location::current()) {
+  const pgas::sptr<const void> p = ptr;
   if (!p) return;
   pgas::shared_alloc a = pgas::detail::upc_alloc_forget(p, true);
   if (!a) {
@@ -557,7 +564,8 @@ inline void upc_all_atomicdomain_free(
 }
 /// upc_atomic_strict: pgas::atomic_strict.
 inline void upc_atomic_strict(upc_atomicdomain_t* domain, void* fetch_ptr, upc_op_t op,
-                              pgas::sptr<void> target, const void* operand1, const void* operand2,
+                              pgas::detail::upc_shared_arg<void> target, const void* operand1,
+                              const void* operand2,
                               std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_atomic_strict", "pgas::atomic_strict");
   pgas::atomic_strict(domain, fetch_ptr, pgas::detail::upc_atomic_op(op, where), target, operand1,
@@ -565,7 +573,8 @@ inline void upc_atomic_strict(upc_atomicdomain_t* domain, void* fetch_ptr, upc_o
 }
 /// upc_atomic_relaxed: pgas::atomic_relaxed.
 inline void upc_atomic_relaxed(upc_atomicdomain_t* domain, void* fetch_ptr, upc_op_t op,
-                               pgas::sptr<void> target, const void* operand1, const void* operand2,
+                               pgas::detail::upc_shared_arg<void> target, const void* operand1,
+                               const void* operand2,
                                std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_atomic_relaxed", "pgas::atomic_relaxed");
   pgas::atomic_relaxed(domain, fetch_ptr, pgas::detail::upc_atomic_op(op, where), target, operand1,
@@ -573,7 +582,7 @@ inline void upc_atomic_relaxed(upc_atomicdomain_t* domain, void* fetch_ptr, upc_
 }
 /// upc_atomic_isfast: pgas::atomic_isfast; 1 or 0.
 [[nodiscard]] inline int upc_atomic_isfast(
-    upc_type_t type, upc_op_t ops, pgas::sptr<void> addr,
+    upc_type_t type, upc_op_t ops, pgas::detail::upc_shared_arg<void> addr,
     std::source_location where = std::source_location::current()) {
   return pgas::atomic_isfast(pgas::detail::upc_atomic_type(type, where),
                              pgas::atomic_ops::from_bits(ops), addr)

@@ -13,9 +13,11 @@
 // thread waits for it, bounded, and names the frames.
 //
 // Caveat: unwinding inside a signal handler is async-signal-safe "in practice" only:
-// libunwind's local unwinder takes no locks and does not allocate once its caches exist
-// (warmed up by backtrace_install and backtrace_fatal_start), so a thread interrupted inside
-// malloc, even one stuck on a heap lock, answers. An interrupted thread whose stack or unwind
+// libunwind's local unwinder does not allocate once its caches exist (warmed up by
+// backtrace_install and backtrace_fatal_start), so a thread interrupted inside malloc, even one
+// stuck on a heap lock, answers. It finds unwind tables through dl_iterate_phdr, whose loader
+// lock is recursive: an interrupted thread that holds it goes on; another thread that holds it
+// (loading a library) only delays the answer. An interrupted thread whose stack or unwind
 // tables are corrupt may give a short or wrong backtrace. A thread that has the signal blocked,
 // or is stopped, does not answer: the caller then gets -ETIMEDOUT rather than waiting forever.
 //

@@ -85,7 +85,8 @@ std::vector<source_line> source_lines_of(const std::vector<std::uintptr_t>& addr
             dwfl_module_addrinfo(module, pc, &offset, &sym, nullptr, nullptr, nullptr);
         name != nullptr && name[0] != '\0') {
       out[i].symbol = name;
-      // A versioned symbol of the dynamic table ("__libc_start_main@@GLIBC_2.34"): the name.
+      // A versioned symbol ("__libc_start_main@@GLIBC_2.34", as symbol tables spell the
+      // default version): the name.
       if (const auto at = out[i].symbol.find('@'); at != std::string::npos) {
         out[i].symbol.resize(at);
       }

@@ -71,7 +71,21 @@ std::uint64_t sense_of(std::uint32_t generation) noexcept {
   return (generation & 1) != 0 ? sense_bit : 0;
 }
 
-// The call a thread's record holds, without where it was made: what a mismatch compares.
+// What a mismatch report compares of a thread's recorded call: what the arrival signature
+// compares, the kind of call (not its spelling: upc_X and pgas::X are one call), its arguments
+// and its id. (A barrier without an id agrees with one that has an id; such a pair never causes
+// a mismatch, but may leave the odd call out unmarked when it meets another difference.)
+std::string compared_call(const thread_record& r) {
+  const char* detail = r.detail.load(std::memory_order_relaxed);
+  std::string s =
+      fmt::format("{}:{}", r.kind.load(std::memory_order_relaxed), detail != nullptr ? detail : "");
+  if (r.has_id.load(std::memory_order_relaxed)) {
+    s += fmt::format(":{}", r.id.load(std::memory_order_relaxed));
+  }
+  return s;
+}
+
+// The call a thread's record holds, without where it was made, as reports show it.
 std::string call_of(const thread_record& r) {
   const char* op = r.op.load(std::memory_order_relaxed);
   std::string s = op != nullptr ? op : "?";
@@ -139,7 +153,7 @@ std::string past(const thread_record& r) {
     const thread_record& r = j.record(t);
     if (t == mythread() || (r.state.load(std::memory_order_acquire) == thread_state::waiting &&
                             waits_at_pending(j, r))) {
-      calls[static_cast<std::size_t>(t)] = call_of(r);
+      calls[static_cast<std::size_t>(t)] = compared_call(r);
       ++made[calls[static_cast<std::size_t>(t)]];
     }
   }
@@ -228,6 +242,7 @@ void barrier_sleeping(job& j, std::uint64_t pending) {
 void record_arrival(thread_record& me, const barrier_op& op) noexcept {
   me.waits_for.store(me.wait_generation, std::memory_order_relaxed);
   me.op.store(op.name, std::memory_order_relaxed);
+  me.kind.store(static_cast<std::uint8_t>(op.kind), std::memory_order_relaxed);
   me.file.store(op.where.file_name(), std::memory_order_relaxed);
   me.line.store(op.where.line(), std::memory_order_relaxed);
   me.has_id.store(op.has_id, std::memory_order_relaxed);

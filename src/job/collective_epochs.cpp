@@ -73,7 +73,7 @@ void report_disagreement(const epoch_call& c, std::string_view text, std::uint32
 struct wait_context {
   const epoch_call* c;
   int t;
-  const char* what;                        // "enter" or "finish"
+  const char* what;                        // "enter it", "finish its part of it", ...
   const std::atomic<std::uint32_t>* word;  // what the waiter waits on, for c->k
   bool published = false;                  // in the wait-for graph (wait_graph.hpp)
 };
@@ -94,7 +94,7 @@ void check_waited(void* arg) {
   const thread_record& r = j.record(w.t);
   const auto still_waiting = [&w] { return !wait_reached(*w.word, w.c->k); };
   if (r.state.load(std::memory_order_acquire) == thread_state::returned && still_waiting()) {
-    misuse(fmt::format("{} waits for thread {} to {} it (UPC collective call {}), but thread {} "
+    misuse(fmt::format("{} waits for thread {} to {} (UPC collective call {}), but thread {} "
                        "returned from its body",
                        w.c->name, w.t, w.what, w.c->k, w.t),
            w.c->where);
@@ -109,9 +109,9 @@ void check_waited(void* arg) {
     const char* op = r.op.load(std::memory_order_relaxed);
     const char* file = r.file.load(std::memory_order_relaxed);
     misuse(fmt::format("collective mismatch: thread {} waits in {} at {}:{} while this thread "
-                       "waits for it to {} {} (UPC collective call {})",
+                       "waits in {} for it to {} (UPC collective call {})",
                        w.t, op != nullptr ? op : "?", file != nullptr ? file : "?",
-                       r.line.load(std::memory_order_relaxed), w.what, w.c->name, w.c->k),
+                       r.line.load(std::memory_order_relaxed), w.c->name, w.what, w.c->k),
            w.c->where);
   }
 }
@@ -160,10 +160,13 @@ epoch_call epoch_enter(const char* name, std::string_view text, const std::sourc
   e.file.store(where.file_name(), std::memory_order_relaxed);
   e.line.store(where.line(), std::memory_order_relaxed);
   e.phase.store(phase, std::memory_order_relaxed);
-  const std::size_t n = std::min(text.size(), epoch_text_size - 1);
+  const bool cut = text.size() > epoch_text_size - 1;
+  const std::size_t n = cut ? epoch_text_size - 4 : text.size();
   for (std::size_t i = 0; i < n; ++i)
     e.text[i].store(text[i], std::memory_order_relaxed);
-  e.text[n].store('\0', std::memory_order_relaxed);
+  for (std::size_t i = n; cut && i < n + 3; ++i)
+    e.text[i].store('.', std::memory_order_relaxed);
+  e.text[cut ? n + 3 : n].store('\0', std::memory_order_relaxed);
   const std::uint64_t key = (std::uint64_t{c.k} << 32) | h;
   e.key.store(key, std::memory_order_seq_cst);
 
@@ -213,7 +216,7 @@ std::string epoch_counts_differ(job& j) {
 void epoch_wait_entered(const epoch_call& c, int t) {
   if (t == c.me) return;
   collective_epoch& e = c.j->epoch(t);
-  wait_at_least(c, t, e.entered, e.entered_sleepers, "enter");
+  wait_at_least(c, t, e.entered, e.entered_sleepers, "enter it");
 }
 
 void epoch_finish(const epoch_call& c) {
@@ -224,16 +227,21 @@ void epoch_finish(const epoch_call& c) {
 void epoch_wait_done(const epoch_call& c, int t) {
   if (t == c.me) return;
   collective_epoch& e = c.j->epoch(t);
-  wait_at_least(c, t, e.done, e.done_sleepers, "finish");
+  wait_at_least(c, t, e.done, e.done_sleepers, "finish its part of it");
 }
 
 void* epoch_partial_slot(const epoch_call& c, int reader) {
   collective_epoch& mine = c.j->epoch(c.me);
   const std::size_t b = c.k % 2;
-  if (mine.partial_reader[b] >= 0) {
+  if (const int reader_before = mine.partial_reader[b];
+      reader_before >= 0 && reader_before != c.me) {
+    // This call waits (in its own name and line) for an earlier one's goal.
     epoch_call previous = c;
     previous.k = mine.partial_call[b];
-    epoch_wait_done(previous, mine.partial_reader[b]);
+    collective_epoch& e = c.j->epoch(reader_before);
+    wait_at_least(previous, reader_before, e.done, e.done_sleepers,
+                  "finish an earlier collective call, which reads this thread's partial result "
+                  "from the buffer this call reuses");
   }
   mine.partial_call[b] = c.k;
   mine.partial_reader[b] = reader;

@@ -28,7 +28,9 @@ namespace pgas::detail {
 struct job;
 
 inline constexpr int epoch_ring_size = 8;
-inline constexpr std::size_t epoch_text_size = 128;
+// The agreement text kept for reports (a reduction's, with its operands' addresses and func,
+// runs to about 150 characters); longer ones end in "..." (the hash covers all of it).
+inline constexpr std::size_t epoch_text_size = 256;
 
 /// One call's agreement entry. Written only by its owner: `key` is cleared first and written
 /// last (k << 32 | hash), so a reader that sees the same key before and after reading the

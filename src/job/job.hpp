@@ -41,6 +41,7 @@ struct value_agreement {
 struct alignas(64) thread_record {
   std::atomic<thread_state> state{thread_state::running};
   std::atomic<const char*> op{nullptr};  // "pgas::barrier", "pgas::all_lock_alloc", ...
+  std::atomic<std::uint8_t> kind{0};     // op's op_kind, what a mismatch report compares
   std::atomic<const char*> file{nullptr};
   std::atomic<std::uint32_t> line{0};
   std::atomic<bool> has_id{false};

@@ -179,10 +179,9 @@ std::string describe_lock_wait(int t, const seen& v) {
 }
 
 std::string describe_thread_wait(int t, const seen& v) {
-  const std::string_view what = v.what != nullptr ? v.what : "reach";
-  return fmt::format("thread {} waits in {} at {} for thread {} to {} it", t,
+  return fmt::format("thread {} waits in {} at {} for thread {} to {}", t,
                      v.call != nullptr ? v.call : "?", where_string(v.where), v.target,
-                     what == "finish" ? "finish its part of" : what);
+                     v.what != nullptr ? v.what : "reach it");
 }
 
 [[noreturn]] void report(job& j, const std::vector<seen>& g, std::uint32_t generation) {

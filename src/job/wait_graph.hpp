@@ -40,7 +40,8 @@ struct wait_slot {
   std::atomic<bool> arrived{false};
   std::atomic<std::uint32_t> generation{0};
   // wait_kind::thread: the thread waited for, the collective call (its name) and what the
-  // thread must do in it ("enter", "finish"); `where` is the waiting call's source location.
+  // thread must do ("enter it", "finish its part of it"); `where` is the waiting call's source
+  // location.
   // The wait ends when `*word` reaches `until`: a look that finds it reached sees no wait (the
   // waiter may not have woken yet).
   std::atomic<int> target{-1};
@@ -70,8 +71,8 @@ void wait_graph_enter_lock(job& j, int me, const lock_state& lock,
 void wait_graph_enter_barrier(job& j, int me);
 
 /// The calling thread `me` sleeps in the UPC collective `call` (static strings), made at
-/// `where`, until thread `target` does `what` in it ("enter", "finish"): until `word` (that
-/// thread's counter) reaches `until`.
+/// `where`, until thread `target` does `what` ("enter it", "finish its part of it"): until
+/// `word` (that thread's counter) reaches `until`.
 void wait_graph_enter_thread(job& j, int me, int target, const char* call, const char* what,
                              const std::source_location& where,
                              const std::atomic<std::uint32_t>& word, std::uint32_t until);

@@ -1,4 +1,4 @@
-// expect: &A\[i\] is the element's plain T\*; pass the array itself
+// expect: &A\[i\] is the element's plain T\*; pass A.ptr\(i\)
 // UPC's `upc_all_broadcast(&dst[0], &src[0], …)` written with `&A[0]` of pgas arrays: those are
 // the elements' plain pointers, not pointers-to-shared.
 #include <pgas/upc.hpp>

@@ -323,10 +323,11 @@ TEST_CASE("a thread interrupted inside malloc answers every backtrace request", 
     tid.store(os_thread_id(), std::memory_order_release);
     std::vector<void*> held(64, nullptr);
     for (std::size_t i = 0; !stop.load(std::memory_order_relaxed); ++i) {
-      // Sizes past the thread cache, so that malloc takes the arena's lock.
+      // Sizes past the thread caches (glibc's, and jemalloc's 32 KiB where it is the malloc),
+      // so that malloc takes an arena's lock.
       void*& slot = held[i % held.size()];
       std::free(slot);
-      slot = std::malloc(2048 + 512 * (i % 13));
+      slot = std::malloc((40 + 12 * (i % 14)) << 10);
     }
     for (void* p : held)
       std::free(p);

@@ -189,13 +189,19 @@ class static_array_base<T, Rank, Block, std::index_sequence<D...>>
   pointer begin_ptr() const { return get().begin_ptr(); }
   /// UPC's array-to-pointer conversion: a one-dimensional array used where a pointer-to-shared
   /// is expected is &A[0] (`dot(x, y)`, `upc_all_reduceD(&s, partial, …)`, `p = A`), of its
-  /// own type or any pointer-to-shared that converts from it (shared void *).
+  /// own type or any pointer-to-shared that converts from it (shared void *); an array of more
+  /// dimensions converts to shared void * only, as &A[0][0…] (`upc_memset(C, 0, n)`).
   template <class U, std::size_t B2>
-  requires(Rank == 1 && std::is_convertible_v<pointer, sptr<U, B2>>) operator sptr<U, B2>() const {
+  requires((Rank == 1 || std::is_void_v<U>)&&std::is_convertible_v<pointer, sptr<U, B2>>)
+  operator sptr<U, B2>() const {
     return begin_ptr();
   }
   std::size_t size() const { return get().size(); }
   std::size_t extent(std::size_t d) const { return get().extent(d); }
+  /// UPC's upc_localsizeof, upc_blocksizeof, upc_elemsizeof of the array (pgas/upc.hpp).
+  std::size_t localsizeof() const { return get().localsizeof(); }
+  std::size_t blocksizeof() const { return get().blocksizeof(); }
+  static constexpr std::size_t elemsizeof() noexcept { return sizeof(T); }
 
  protected:
   static_array_base(const char* kind, extents_type extents, std::optional<block_spec> spec,

@@ -104,8 +104,8 @@
 //     collective given an atomics-only operation (UPC_GET, UPC_FADD, …) or an atomic given a
 //     collectives-only one (UPC_LOGAND, UPC_LOGOR, UPC_FUNC, UPC_NONCOMM_FUNC) is misuse.
 //   * upc_localsizeof, upc_blocksizeof and upc_elemsizeof are operators on types and
-//     expressions in UPC; here they are functions of a shared array object (anything with
-//     localsizeof(), blocksizeof() and elemsizeof() members).
+//     expressions in UPC; here they are functions of a shared array object (a shared_array,
+//     a static_array: anything with localsizeof(), blocksizeof() and elemsizeof() members).
 //   * upc_forall has no spelling as a macro; it is pgas::forall(lo, hi, affinity, body) (see
 //     pgas/forall.hpp, and pgas(7) for each form). `strict` and `relaxed` qualifiers are
 //     pgas::strict(x) at the access (pgas/strict.hpp); relaxed is the default.

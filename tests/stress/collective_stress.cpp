@@ -27,8 +27,8 @@ TEST_CASE("UPC collectives after barriers never report a false mismatch", "[stre
   // Competes for the processors, so that a thread can lose its one between two stores.
   std::thread busy([&] {
     while (!stop.load(std::memory_order_relaxed)) {
-      for (volatile int i = 0; i < 20000; i = i + 1) {
-      }
+      for (int i = 0; i < 20000; ++i)
+        asm volatile("");  // a busy loop the compiler keeps
       std::this_thread::yield();
     }
   });

@@ -191,6 +191,31 @@ TEST_CASE("upc_localsizeof, upc_blocksizeof and upc_elemsizeof of a shared array
   REQUIRE(rc == 0);
 }
 
+namespace {
+// A ported program's file-scope `shared [4] int S[10*THREADS]` and `shared [4] int
+// C[2*THREADS][4]`.
+pgas::static_array<int, 1, 4> S(pgas::per_thread(10));
+pgas::static_array<int, 2, 4> C({pgas::per_thread(2), 4});
+}  // namespace
+
+TEST_CASE("the size queries and a 2-D array as shared void * work on static arrays", "[upc]") {
+  const int rc = pgas::run(test_job(3), 0, nullptr, [] {
+    int bad = 0;
+    // 30 elements in blocks of 4: 8 blocks over 3 threads, at most 3 blocks (12 ints) each.
+    bad += upc_localsizeof(S) != 12 * sizeof(int);
+    bad += upc_blocksizeof(S) != 4;
+    bad += upc_elemsizeof(S) != sizeof(int);
+    bad += upc_blocksizeof(C) != 4;
+    upc_barrier;
+    // UPC's upc_memset(C, …): the array is &C[0][0].
+    if (MYTHREAD == 0) upc_memset(C, 7, sizeof(int));
+    upc_barrier;
+    bad += C(0, 0) != 0x07070707 || C(0, 1) != 0;
+    return bad;
+  });
+  REQUIRE(rc == 0);
+}
+
 TEST_CASE("upc_mem* and their non-blocking forms move the bytes", "[upc]") {
   const int rc = pgas::run(test_job(2), 0, nullptr, [] {
     int bad = 0;

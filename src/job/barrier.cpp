@@ -404,6 +404,17 @@ void record_arrival(thread_record& me, const barrier_op& op) noexcept {
 }  // namespace
 
 void barrier_arrive(job& j, const barrier_op& op) {
+  // A collective call between notify and wait would arrive at the notified phase, where the
+  // other threads' barrier would meet it as a mismatch: say what it is instead. (pgas::notify
+  // and pgas::barrier arrive directly; the value collectives check before their fast path.)
+  if (op.kind != op_kind::barrier) {
+    if (const thread_record& me = j.record(mythread()); me.notified) {
+      misuse(fmt::format("{} called between pgas::notify() at {}:{} and its pgas::wait(): UPC "
+                         "allows no collective call there",
+                         op.name, me.notify_file, me.notify_line),
+             op.where);
+    }
+  }
   arrive(j, op);
 }
 

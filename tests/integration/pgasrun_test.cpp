@@ -835,6 +835,14 @@ TEST_CASE(
     CHECK(contains(notified.err, "pgas::allreduce called between pgas::notify() at"));
     CHECK(names_location(notified.err, "value_mismatch",
                          line_of("value_mismatch", "@value_mismatch:notified")));
+    // A collective that agrees through the barrier itself: named as such, not as a mismatch.
+    const result alloc = launch_program(n, "value_mismatch", {"notified_alloc"});
+    INFO(alloc);
+    require_exit(alloc, 1);
+    CHECK(contains(alloc.err, "pgas::all_alloc called between pgas::notify() at"));
+    CHECK_FALSE(contains(alloc.err, "collective mismatch"));
+    CHECK(names_location(alloc.err, "value_mismatch",
+                         line_of("value_mismatch", "@value_mismatch:notified_alloc")));
   }
 }
 

@@ -9,6 +9,7 @@
 //   bad_root  broadcast from root 7 on every thread (outside THREADS)
 //   gather    allgather into a span of THREADS + 1 elements
 //   notified  allreduce between pgas::notify() and pgas::wait() on every thread
+//   notified_alloc  all_alloc (a collective that agrees through the barrier) there
 // Each disagreement must end the job with status 1 naming every thread's call at its
 // @value_mismatch:<case>:<side> line; the misuse cases name the call at @value_mismatch:<case>.
 #include <pgas/pgas.hpp>
@@ -68,6 +69,10 @@ int main(int argc, char** argv) {
     } else if (c == "notified") {
       pgas::notify();
       (void)pgas::allreduce(1L, std::plus<>{});  // @value_mismatch:notified
+      pgas::wait();
+    } else if (c == "notified_alloc") {
+      pgas::notify();
+      (void)pgas::all_alloc(1, 64);  // @value_mismatch:notified_alloc
       pgas::wait();
     }
     return 0;

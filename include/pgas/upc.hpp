@@ -144,7 +144,7 @@
 namespace pgas::detail {
 
 template <class T>
-inline constexpr bool upc_plain_pointer = false;
+inline constexpr bool plain_pointer_argument = false;
 
 /// A parameter that UPC declares a pointer-to-shared (the frees', bulk copies', collectives',
 /// atomics'): it takes whatever converts to pgas::sptr<V> (a pgas::sptr, a static_array, a
@@ -163,7 +163,7 @@ class upc_shared_arg {
       : p_(std::forward<U>(u)) {}  // NOLINT: implicit, as UPC's conversion
   template <class T>
   upc_shared_arg(T*) {  // NOLINT
-    static_assert(upc_plain_pointer<T*>,
+    static_assert(plain_pointer_argument<T*>,
                   "a UPC function that takes a pointer-to-shared got a plain pointer: in pgas, "
                   "&A[i] is the element's plain T*; pass A.ptr(i) (A.ptr(0) for &A[0]; a "
                   "pgas::static_array converts itself, as an array name does in UPC) or a "

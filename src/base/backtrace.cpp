@@ -142,6 +142,8 @@ std::vector<stack_frame> symbolise(const raw_frame* frames, int count, bool inte
   for (std::size_t i = 0; i < out.size(); ++i) {
     out[i].file = lines[i].file;
     out[i].line = lines[i].line;
+    for (const source_line_site& at : lines[i].inlined_at)
+      out[i].inlined_at += fmt::format(", inlined at {}:{}", at.file, at.line);
     // The images' symbol tables, else the dynamic linker's exported symbols.
     const raw_frame& f = frames[i];
     std::string symbol = lines[i].symbol;
@@ -419,7 +421,7 @@ std::string backtrace_format(const std::vector<stack_frame>& frames, std::string
     }
     out += fmt::format("{}#{:<2} {:#018x} in ", prefix, i, f.ip);
     out += f.function.empty() ? std::string("??") : fmt::format("{}+{:#x}", f.function, f.offset);
-    if (f.line > 0) out += fmt::format(" at {}:{}", f.file, f.line);
+    if (f.line > 0) out += fmt::format(" at {}:{}{}", f.file, f.line, f.inlined_at);
     if (!f.module.empty()) out += fmt::format(" ({})", f.module);
     out += '\n';
   }

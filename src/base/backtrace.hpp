@@ -44,6 +44,8 @@ struct stack_frame {
   std::string module;         // the program or shared library holding ip; empty when unknown
   std::string file;           // the source file and line (of the call, for callers), from the
   int line = 0;               //   image's debug information; empty and 0 when unknown
+  std::string inlined_at;     // ", inlined at F:L[, inlined at F:L]": the call sites of code
+                              //   inlined there, innermost first; empty when none
   bool more = false;          // not a frame: the marker of frames left out
 };
 
@@ -85,8 +87,9 @@ void backtrace_fatal_stop() noexcept;
 void backtrace_write_fatal(void* ucontext, const char* prefix) noexcept;
 
 /// The frames, one line each: "PREFIX#N  0xADDR in FUNCTION+0xOFF at FILE:LINE (MODULE)",
-/// without " at FILE:LINE" where the line is unknown; the marker of frames left out as
-/// "PREFIX...  more frames, not shown: only the innermost 64 are".
+/// without " at FILE:LINE" where the line is unknown and with ", inlined at FILE:LINE" after
+/// it for each inlined call around the address (the last is the function's own line); the marker of
+/// frames left out as "PREFIX...  more frames, not shown: only the innermost 64 are".
 std::string backtrace_format(const std::vector<stack_frame>& frames, std::string_view prefix);
 
 }  // namespace pgas::detail

@@ -9,7 +9,6 @@
 
 #include "src/base/backtrace.hpp"
 #include "src/base/faults.hpp"
-#include "src/base/os.hpp"
 
 namespace pgas::detail {
 
@@ -25,10 +24,11 @@ void misuse_here(std::string_view what) {
     throw usage_error(fmt::format("pgas: {}", what));
   }
   if (!fault_claim()) fault_park();
-  std::fflush(nullptr);
-  os_write_stderr(fmt::format("pgas: {}: {}; backtrace:\n", fault_who(), what) +
-                  backtrace_format(backtrace_of_self(0), "pgas:   "));
-  fault_end_job(fmt::format("{}: {}", fault_who(), what), 1);
+  // One report: the message, then where the call came from (the first frame outside the
+  // runtime is the caller's; with debug information, its line, also through inlined code).
+  std::string frames = backtrace_format(backtrace_of_self(0), "  ");
+  if (!frames.empty() && frames.back() == '\n') frames.pop_back();
+  fault_end_job(fmt::format("{}: {}; backtrace:\n{}", fault_who(), what, frames), 1);
 }
 
 }  // namespace pgas::detail

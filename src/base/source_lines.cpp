@@ -8,8 +8,12 @@
 
 #include "src/base/source_lines.hpp"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include <mutex>
 #include <new>
@@ -58,6 +62,34 @@ Dwfl* open_session() {
   return s;
 }
 
+// The call sites of the inlined functions whose code holds `pc` (module address), innermost
+// first: each DW_TAG_inlined_subroutine scope's DW_AT_call_file and DW_AT_call_line.
+std::vector<source_line_site> inline_sites(Dwfl_Module* module, Dwarf_Addr pc) {
+  std::vector<source_line_site> sites;
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cu = dwfl_module_addrdie(module, pc, &bias);
+  if (cu == nullptr) return sites;
+  Dwarf_Die* scopes = nullptr;
+  const int n = dwarf_getscopes(cu, pc - bias, &scopes);
+  Dwarf_Files* files = nullptr;
+  std::size_t nfiles = 0;
+  const bool have_files = dwarf_getsrcfiles(cu, &files, &nfiles) == 0;
+  for (int i = 0; i < n && have_files; ++i) {
+    if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
+    Dwarf_Attribute attr;
+    Dwarf_Word file = 0, line = 0;
+    if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &file) != 0 ||
+        dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &line) != 0 ||
+        file >= nfiles || line == 0) {
+      continue;
+    }
+    const char* name = dwarf_filesrc(files, file, nullptr, nullptr);
+    if (name != nullptr) sites.push_back({name, static_cast<int>(line)});
+  }
+  std::free(scopes);
+  return sites;
+}
+
 }  // namespace
 
 std::vector<source_line> source_lines_of(const std::vector<std::uintptr_t>& addresses) {
@@ -99,6 +131,7 @@ std::vector<source_line> source_lines_of(const std::vector<std::uintptr_t>& addr
     if (file == nullptr || number <= 0) continue;
     out[i].file = file;
     out[i].line = number;
+    out[i].inlined_at = inline_sites(module, pc);
   }
   return out;
 }

@@ -17,11 +17,20 @@
 
 namespace pgas::detail {
 
+struct source_line_site {
+  std::string file;
+  int line = 0;
+};
+
 struct source_line {
   std::string file;                 // as the compiler recorded it; empty when unknown
   int line = 0;                     // 0 when unknown
   std::string symbol;               // the function's symbol (mangled); empty when unknown
   std::uintptr_t symbol_start = 0;  // the symbol's address; 0 when unknown
+  // Where the address lies in code inlined into the symbol's function: the call site of each
+  // inlined function around it, innermost first ("sptr.hpp:384" inlined at "app.cpp:8": the
+  // last is in the function itself, the user's line under optimisation).
+  std::vector<source_line_site> inlined_at;
 };
 
 /// The symbol and source line of each address (in order). For a return address, pass the

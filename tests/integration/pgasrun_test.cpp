@@ -1520,6 +1520,11 @@ TEST_CASE("checked: dereferencing outside a live allocation ends the job", "[.ch
     CHECK(names_thread(r.err, 1));
     CHECK(contains_nocase(r.err, "dereferencing a pointer-to-shared"));
     CHECK(contains_nocase(r.err, "not inside one live shared allocation"));
+    // Said once, with a backtrace whose frames reach the dereference's own line (inlined
+    // code names the line it is inlined at; this build has debug information).
+    CHECK(r.err.find("dereferencing") == r.err.rfind("dereferencing"));
+    CHECK(names_location(r.err, "checked_access",
+                         line_of("checked_access", std::string("@checked:") + mode)));
   }
 }
 

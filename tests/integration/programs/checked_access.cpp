@@ -4,8 +4,8 @@
 // memset, double_free or foreign_free (pgas::free of a local allocation already freed, or of a
 // pointer inside one that local_alloc never returned). Thread 1 makes the bad access at the line
 // with the MODE's marker while the others wait at a barrier; the job must end with status 1 naming
-// thread 1, what was wrong and (except for a dereference, which prints a backtrace) this file
-// and line.
+// thread 1, what was wrong and this file and line (for a dereference, which has no call to name
+// it, in its backtrace: this build has debug information).
 #include <cstring>
 #include <string>
 #include <vector>

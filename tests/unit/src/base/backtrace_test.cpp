@@ -4,6 +4,8 @@
 // backtrace; a signal handler's, named by the symbolising thread or, without it, addresses.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -73,6 +75,23 @@ volatile int side_effect = 0;  // keeps the calls below from becoming tail calls
 }
 
 int capture_call_line = 0;
+int inlined_call_line = 0;
+int inlined_capture_line = 0;
+
+// Inlined into its caller in optimised builds: a frame there is at this function's line,
+// inlined at the caller's.
+[[gnu::always_inline]] inline std::vector<stack_frame> inlined_capture() {
+  inlined_capture_line = __LINE__ + 1;
+  std::vector<stack_frame> frames = capture_here();
+  return frames;
+}
+
+[[gnu::noinline]] std::vector<stack_frame> caller_of_inlined() {
+  inlined_call_line = __LINE__ + 1;
+  std::vector<stack_frame> frames = inlined_capture();
+  side_effect = side_effect + 1;
+  return frames;
+}
 
 [[gnu::noinline]] std::vector<stack_frame> caller_of_capture() {
   capture_call_line = __LINE__ + 1;
@@ -189,13 +208,14 @@ TEST_CASE("a thread that does not answer times out, and the next capture still w
 
 TEST_CASE("frames are formatted one line each, unknown functions as ??", "[backtrace]") {
   std::vector<stack_frame> frames(3);
-  frames[0] = {0x1234, "f(int)", 0x10, "/lib/x.so", "", 0};
-  frames[1] = {0xabcd, "", 0, "", "", 0};
-  frames[2] = {0x5678, "g()", 0x8, "/bin/p", "src/g.cpp", 42};
+  frames[0] = {0x1234, "f(int)", 0x10, "/lib/x.so", "", 0, "", false};
+  frames[1] = {0xabcd, "", 0, "", "", 0, "", false};
+  frames[2] = {0x5678, "g()", 0x8, "/bin/p", "src/g.hpp", 42, ", inlined at src/g.cpp:7", false};
   CHECK(backtrace_format(frames, "pgas:   ") ==
         "pgas:   #0  0x0000000000001234 in f(int)+0x10 (/lib/x.so)\n"
         "pgas:   #1  0x000000000000abcd in ??\n"
-        "pgas:   #2  0x0000000000005678 in g()+0x8 at src/g.cpp:42 (/bin/p)\n");
+        "pgas:   #2  0x0000000000005678 in g()+0x8 at src/g.hpp:42, inlined at src/g.cpp:7 "
+        "(/bin/p)\n");
 }
 
 TEST_CASE("the calling thread's backtrace starts at its caller's caller", "[backtrace]") {
@@ -211,6 +231,20 @@ TEST_CASE("the calling thread's backtrace starts at its caller's caller", "[back
   CHECK(frames.front().file.ends_with("backtrace_test.cpp"));
   CHECK(frames.front().line == capture_call_line);  // the call's line, not the next one
   CHECK(backtrace_format(frames, "").find(" at ") != std::string::npos);
+#endif
+}
+
+TEST_CASE("a frame in inlined code gives the line in the function it is inlined into",
+          "[backtrace]") {
+  const std::vector<stack_frame> frames = caller_of_inlined();
+  REQUIRE_FALSE(frames.empty());
+  CHECK(frames.front().function.find("caller_of_inlined") != std::string::npos);
+#ifdef PGAS_TEST_DEBUG_INFO
+  // -O2 -g: the call is in inlined_capture's body, inlined into caller_of_inlined.
+  INFO(backtrace_format(frames, ""));
+  CHECK(frames.front().line == inlined_capture_line);
+  CHECK(frames.front().inlined_at ==
+        fmt::format(", inlined at {}:{}", frames.front().file, inlined_call_line));
 #endif
 }
 

@@ -63,14 +63,24 @@ Dwfl* open_session() {
 }
 
 // The call sites of the inlined functions whose code holds `pc` (module address), innermost
-// first: each DW_TAG_inlined_subroutine scope's DW_AT_call_file and DW_AT_call_line.
+// first: each DW_TAG_inlined_subroutine scope's DW_AT_call_file and DW_AT_call_line. The
+// innermost scope comes from dwarf_getscopes; its concrete chain of containing scopes (every
+// inlined level up to the function) from dwarf_getscopes_die, as eu-addr2line -i finds it.
 std::vector<source_line_site> inline_sites(Dwfl_Module* module, Dwarf_Addr pc) {
   std::vector<source_line_site> sites;
   Dwarf_Addr bias = 0;
   Dwarf_Die* cu = dwfl_module_addrdie(module, pc, &bias);
   if (cu == nullptr) return sites;
   Dwarf_Die* scopes = nullptr;
-  const int n = dwarf_getscopes(cu, pc - bias, &scopes);
+  int n = dwarf_getscopes(cu, pc - bias, &scopes);
+  if (n <= 0) {
+    std::free(scopes);
+    return sites;
+  }
+  Dwarf_Die innermost = scopes[0];
+  std::free(scopes);
+  scopes = nullptr;
+  n = dwarf_getscopes_die(&innermost, &scopes);
   Dwarf_Files* files = nullptr;
   std::size_t nfiles = 0;
   const bool have_files = dwarf_getsrcfiles(cu, &files, &nfiles) == 0;

@@ -74,6 +74,12 @@ void space_create(int threads, const std::vector<int>& nodes, std::size_t limit)
       reinterpret_cast<char*>(round_up(reinterpret_cast<std::uintptr_t>(s->mapping), commit_step));
   s->heap = std::make_unique<symmetric_heap>(s->symmetric_size(), symmetric_heap::alignment);
   s->limit = limit != 0 ? std::min(limit, s->symmetric_size()) : s->symmetric_size();
+  if (limit > s->symmetric_size()) {
+    os_write_stderr(fmt::format(
+        "pgas: warning: a shared heap of {} MiB per thread (PGAS_SHARED_HEAP_SIZE, "
+        "--shared-heap) is more than a thread's segment holds here: the limit is {} MiB\n",
+        limit >> 20, s->symmetric_size() >> 20));
+  }
 
   os_advise_hugepages(s->base, seg * static_cast<std::size_t>(threads));
   bool warned = false;

@@ -125,6 +125,7 @@
 #include <pgas/atomic.hpp>
 #include <pgas/bulk.hpp>
 #include <pgas/castable.hpp>
+#include <pgas/collectives.hpp>
 #include <pgas/config.hpp>
 #include <pgas/detail/upc_call.hpp>
 #include <pgas/detail/upc_statement.hpp>

@@ -238,8 +238,15 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
     int r = detail::os_thread_create(&j->record(t).handle, j->stack_bytes, worker_main,
                                      reinterpret_cast<void*>(static_cast<std::intptr_t>(t)));
     if (r != 0) {
+      // The usual cause is memory for the threads' stacks: say what each one asked for.
       detail::fault_end_job(
-          fmt::format("cannot start thread {} of {}: {}", t, j->threads, std::strerror(-r)), 1);
+          fmt::format("cannot start thread {} of {}: {} (each thread's stack: {}; "
+                      "PGAS_STACK_SIZE sets it, ulimit -u and the memory limits bound how many "
+                      "threads fit)",
+                      t, j->threads, std::strerror(-r),
+                      j->stack_bytes != 0 ? fmt::format("{} KiB", j->stack_bytes / 1024)
+                                          : std::string("the system's default")),
+          1);
     }
   }
   int status0 = run_thread0(*j);

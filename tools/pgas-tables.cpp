@@ -450,6 +450,11 @@ int run(int argc, char** argv) {
   } catch (const pgas::table_error& e) {
     throw usage_error(std::string("--levels: ") + e.what());
   }
+  if (o.sort_dims && o.levels != pgas::table_levels::n_minus_1) {
+    throw usage_error(
+        "--sort-dims orders the dimensions of n-1 levels of tables: add --levels n-1 (one level "
+        "has nothing to sort)");
+  }
   try {
     o.map = pgas::parse_map_policy(map_text);
   } catch (const std::invalid_argument& e) {

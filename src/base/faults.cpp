@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <iostream>
 #include <stdexcept>
 
 #include <pgas/detail/identity.hpp>
@@ -88,13 +89,47 @@ bool report_exit_call(const char* call, const int* status) noexcept {
   return true;
 }
 
-// exit() inside a job ends the process here, once stdio is flushed: the rest of exit() would
-// run the program's static destructors while the other threads still run, and those of shared
-// data (a static_array frees its storage collectively) would break them under their feet and
-// then corrupt the heap. So neither they nor atexit handlers registered before the job started
-// run; the program's output and the status are kept.
+// Set in a child of fork(): it has one thread, whatever job its parent was running.
+bool in_fork_child = false;
+
+void forked() {
+  in_fork_child = true;
+}
+
+// What exit() would have flushed, short of running destructors: stdout and stderr (each given
+// 100 ms for another thread to let go of it), then, when they were free, the C++ standard
+// streams (their own buffers when not synced with stdio) and every other C stream (files from
+// fopen). Streams that static objects own (a namespace-scope std::ofstream) are flushed by their
+// destructors only.
+void flush_for_exit() noexcept {
+  const std::uint64_t deadline = os_now_ns() + 100'000'000;
+  if (!flush_stream(stdout, deadline) || !flush_stream(stderr, deadline)) return;
+  try {
+    std::cout.flush();
+    std::cerr.flush();
+    std::clog.flush();
+  } catch (...) {
+  }
+  std::fflush(nullptr);
+}
+
+// exit() inside a job ends the process here, once the streams are flushed: the rest of exit()
+// would run the program's static destructors while the other threads still run, and those of
+// shared data (a static_array frees its storage collectively) would break them under their feet
+// and then corrupt the heap. So neither they nor the atexit handlers registered before the first
+// job run; the status is kept. A child of fork() made during a job ends the same way, without
+// the report (its parent's job is not its own, and its copy of the static objects must not be
+// freed collectively either).
 void on_exit_called(int status, void*) {
-  if (report_exit_call("exit", &status)) os_exit(status);
+  if (!job_live.load(std::memory_order_acquire)) return;
+  if (in_fork_child) {
+    flush_for_exit();
+    os_exit(status);
+  }
+  if (report_exit_call("exit", &status)) {
+    flush_for_exit();
+    os_exit(status);
+  }
 }
 
 void on_quick_exit_called() {
@@ -233,6 +268,7 @@ void faults_install(fault_explainer explain) {
   static const bool exit_hooks = [] {
     os_on_exit(on_exit_called, nullptr);
     os_on_quick_exit(on_quick_exit_called);
+    os_at_fork_child(forked);
     return true;
   }();
   (void)exit_hooks;

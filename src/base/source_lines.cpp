@@ -66,6 +66,7 @@ Dwfl* open_session() {
 // first: each DW_TAG_inlined_subroutine scope's DW_AT_call_file and DW_AT_call_line. The
 // innermost scope comes from dwarf_getscopes; its concrete chain of containing scopes (every
 // inlined level up to the function) from dwarf_getscopes_die, as eu-addr2line -i finds it.
+// (dwarf_getscopes alone stops at the first inlined level's abstract origin.)
 std::vector<source_line_site> inline_sites(Dwfl_Module* module, Dwarf_Addr pc) {
   std::vector<source_line_site> sites;
   Dwarf_Addr bias = 0;
@@ -77,9 +78,15 @@ std::vector<source_line_site> inline_sites(Dwfl_Module* module, Dwarf_Addr pc) {
     std::free(scopes);
     return sites;
   }
+  // dwarf_getscopes_die walks the unit from its start (milliseconds in a large one): only for
+  // an address in inlined code.
+  bool inlined = false;
+  for (int i = 0; i < n && !inlined; ++i)
+    inlined = dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine;
   Dwarf_Die innermost = scopes[0];
   std::free(scopes);
   scopes = nullptr;
+  if (!inlined) return sites;
   n = dwarf_getscopes_die(&innermost, &scopes);
   Dwarf_Files* files = nullptr;
   std::size_t nfiles = 0;

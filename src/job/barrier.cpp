@@ -428,14 +428,19 @@ void barrier_sync_line(job& j, const barrier_op& op, unsigned char* store_to, st
   complete(j, copy_from, copy_to);
 }
 
-void barrier_thread_returned(job& j, int thread) {
-  thread_record& me = j.record(thread);
+void barrier_check_not_notified_at_return(job& j, int thread) {
+  const thread_record& me = j.record(thread);
   if (me.notified) {
     fault_end_job(fmt::format("thread {} of {}: returned from the body after pgas::notify() at "
                               "{}:{} without the matching pgas::wait()",
                               thread, j.threads, me.notify_file, me.notify_line),
                   1);
   }
+}
+
+void barrier_thread_returned(job& j, int thread) {
+  barrier_check_not_notified_at_return(j, thread);
+  thread_record& me = j.record(thread);
   me.state.store(thread_state::returned, std::memory_order_release);
   j.returned.fetch_add(1, std::memory_order_seq_cst);
   if (unpack(j.barrier.arrivals.load(std::memory_order_seq_cst)).count != 0) report_deadlock(j);

@@ -126,4 +126,8 @@ void barrier_sync_line(job& j, const barrier_op& op, unsigned char* store_to, st
 /// Called by a thread whose body returned: reports a deadlock if others wait for it.
 void barrier_thread_returned(job& j, int thread);
 
+/// Ends the job (status 1) when thread `thread`, whose body returned, is between
+/// pgas::notify() and pgas::wait(): before anything at the end of its body arrives at a barrier.
+void barrier_check_not_notified_at_return(job& j, int thread);
+
 }  // namespace pgas::detail

@@ -87,7 +87,9 @@ void static_objects_thread_destroy(job& j) noexcept {
   const std::vector<static_object*>& objects = the_registry().objects;
   if (objects.empty()) return;
   // Every body must have ended before anything is freed. A thread that returns while others
-  // wait at one of the program's barriers meets them here: the mismatch names both.
+  // wait at one of the program's barriers meets them here: the mismatch names both. One that
+  // returned between notify and wait is told so first (its arrival would be misread).
+  barrier_check_not_notified_at_return(j, mythread());
   barrier_op op;
   op.kind = op_kind::static_objects;
   op.name =

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -1014,11 +1015,28 @@ TEST_CASE("libc_exit: exit() or quick_exit() from a job thread is reported namin
     CHECK_FALSE(contains(r.err, "mismatch"));
     CHECK_FALSE(contains(r.err, "malloc"));
   }
-  SECTION("exit(0) from thread 0") {
-    const result r = launch_program(2, "libc_exit", {"exit", "0", "0"});
+  SECTION("exit(0) from thread 0, with a file of its own still buffered") {
+    char path[] = "/tmp/pgas_libc_exit_XXXXXX";
+    const int fd = ::mkstemp(path);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+    const result r = launch_program(2, "libc_exit", {"exit", "0", "0", path});
+    std::ifstream written(path);
+    const std::string text((std::istreambuf_iterator<char>(written)),
+                           std::istreambuf_iterator<char>());
+    ::unlink(path);
     require_exit(r, 0);
     INFO(r);
     CHECK(contains(r.err, "pgas: thread 0 of 2 called exit(0) while the job was running"));
+    CHECK(text == "written before the exit\n");  // exit() flushes every C stream
+  }
+  SECTION("a return between notify and wait is named, static data or not") {
+    const result r = launch_program(3, "libc_exit", {"notify_return", "1", "0"});
+    require_exit(r, 1);
+    INFO(r);
+    CHECK(contains(r.err, "thread 1 of 3: returned from the body after pgas::notify() at"));
+    CHECK(names_location(r.err, "libc_exit", line_of("libc_exit", "@libc_exit:notify")));
+    CHECK(contains(r.err, "without the matching pgas::wait()"));
   }
   SECTION("quick_exit(4) from thread 1: no status is known, stdout is still flushed") {
     const result r = launch_program(3, "libc_exit", {"quick_exit", "1", "4"});

@@ -29,12 +29,7 @@ cmake --build "$work/b" >"$work/build.log" 2>&1 || fail "the project does not bu
 # The staged pgasrun's rpath names the final prefix, not the stage: show it the staged library.
 lib=$(find "$prefix" -name 'libpgas.so.*' -type f | head -1)
 pgasrun=$prefix/bin/pgasrun
-out=$(LD_LIBRARY_PATH=$(dirname "$lib") PGAS_THREADS= "$pgasrun" -n 2 "$work/b/sum" 2>&1)
-[ "$out" = "cmake package: 2 threads, sum 3" ] || {
-  echo "FAIL: pgasrun -n 2 sum printed:"
-  echo "$out"
-  exit 1
-}
+LD_LIBRARY_PATH=$(dirname "$lib") expect_sum "$pgasrun" "$work/b/sum"
 # The program finds libpgas by the rpath CMake gave it (no LD_LIBRARY_PATH), and ctest runs it
 # through pgas::pgasrun.
 [ "$(PGAS_THREADS=2 "$work/b/sum" 2>&1)" = "cmake package: 2 threads, sum 3" ] ||

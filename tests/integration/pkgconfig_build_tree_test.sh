@@ -27,10 +27,5 @@ done
 # shellcheck disable=SC2086 # the flags are words
 c++ -O2 "$program" $flags -Wl,-rpath,"$build/src" -o "$work/sum" >"$work/build.log" 2>&1 ||
   fail "c++ PROGRAM \$(pkg-config --cflags --libs pgas-uninstalled) does not build" "$work/build.log"
-out=$(PGAS_THREADS='' "$build/tools/pgasrun" -n 2 "$work/sum" 2>&1)
-[ "$out" = "cmake package: 2 threads, sum 3" ] || {
-  echo "FAIL: $build/tools/pgasrun -n 2 sum printed:"
-  echo "$out"
-  exit 1
-}
+expect_sum "$build/tools/pgasrun" "$work/sum"
 echo "ok: built with pkg-config pgas-uninstalled from $build and ran on 2 threads"

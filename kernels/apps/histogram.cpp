@@ -12,9 +12,7 @@ thread_local upc_lock_t* lock; /* each thread's copy of the lock's handle */
 
 static int upc_main(int, char**) {
   lock = upc_all_lock_alloc();
-  pgas::forall(
-      0, N * THREADS, [&](int i) { return data.ptr(i); },
-      [&](int i) { data[i] = (i * 7919) % 1000; });
+  pgas::forall(0, N * THREADS, data, [&](int i) { data[i] = (i * 7919) % 1000; });
   upc_barrier;
 
   int mine[BINS] = {0};

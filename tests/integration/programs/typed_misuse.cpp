@@ -1,8 +1,9 @@
-// Integration program: misuse of forall steps and typed pointer conversions that every build
-// catches. Usage: typed_misuse MODE, where MODE is block_mismatch (converting &A[i] of a
-// `shared [3] int` array to a `shared int *`, UPC's block 1) or step_zero (pgas::step(0)). The
-// misuse happens in thread 1 at the line with the MODE's marker; the job must end with status
-// 1 naming thread 1, what was wrong and this file and line.
+// Integration program: misuse of forall steps, forall array affinity and typed pointer
+// conversions that every build catches. Usage: typed_misuse MODE, where MODE is block_mismatch
+// (converting &A[i] of a `shared [3] int` array to a `shared int *`, UPC's block 1), step_zero
+// (pgas::step(0)) or forall_past_array (a forall with array affinity whose iterations run past
+// the array). The misuse happens in thread 1 at the line with the MODE's marker; the job must
+// end with status 1 naming thread 1, what was wrong and this file and line.
 #include <string>
 
 #include <pgas/pgas.hpp>
@@ -22,6 +23,9 @@ int main(int argc, char** argv) {
       } else if (mode == "step_zero") {
         const int k = pgas::threads() - 2;
         pgas::forall(0, 12, pgas::step(k), [&](int i) { a[i] = i; });  // @typed_misuse:step_zero
+      } else if (mode == "forall_past_array") {
+        const int n = 12 + pgas::threads() - 1;
+        pgas::forall(0, n, a, [&](int i) { a[i] = i; });  // @typed_misuse:forall_past_array
       }
     }
     pgas::barrier();

@@ -3,7 +3,9 @@
 // unsigned and narrow index types, bounds at the ends of the type's range), pointer-to-shared
 // affinity and integer-valued affinity functions; pgas::everyone runs everything everywhere;
 // a forall nested in a controlling forall runs all its iterations, and one nested in an
-// `everyone` loop is itself controlling.
+// `everyone` loop is itself controlling. An array as the affinity (&A[i]) runs, on each thread,
+// exactly the iterations the pointer affinity A.ptr(i) gives it, in increasing order, for
+// every block kind, sub-range and step.
 
 #include <pgas/pgas.hpp>
 
@@ -21,6 +23,9 @@
 
 #include "../job_failures.hpp"
 #include "../test_job.hpp"
+
+// A file-scope array (UPC `shared [2] int S[5*THREADS]`) as a forall affinity.
+pgas::static_array<int, 1, 2> static_affinity(pgas::per_thread(5));
 
 namespace {
 
@@ -599,6 +604,92 @@ TEST_CASE("stepped foralls nest as the plain ones: inside a controlling loop all
             EXPECT(f, book.runs2[i * cols + j] == (i % 3 == 0 && j % 2 == 0 ? 1 : 0),
                    "everyone outer: (" << i << ", " << j << ")");
       }
+      pgas::barrier();
+    });
+    check_no_failures(f);
+  }
+}
+
+namespace {
+
+// On the calling thread: forall(lo, hi, [step(k),] A, body) must visit exactly the i of
+// [lo, hi) (every k-th from lo) with A.ptr(i).thread() == MYTHREAD, in increasing order.
+template <class Arr>
+void array_affinity_case(const Arr& a, long lo, long hi, long k, failures& f) {
+  std::vector<long> want;
+  for (long i = lo; i < hi; i += k)
+    if (a.ptr(static_cast<std::size_t>(i)).thread() == pgas::mythread()) want.push_back(i);
+  std::vector<long> got;
+  if (k == 1) {
+    pgas::forall(lo, hi, a, [&](long i) { got.push_back(i); });
+  } else {
+    pgas::forall(lo, hi, pgas::step(k), a, [&](long i) { got.push_back(i); });
+  }
+  EXPECT(f, got == want,
+         "forall(" << lo << ", " << hi << ", step " << k << ", A of " << a.size()
+                   << " elements): ran " << got.size() << " iterations, expected " << want.size());
+}
+
+template <class Arr>
+void array_affinity_cases(const Arr& a, failures& f) {
+  const auto n = static_cast<long>(a.size());
+  for (long k : {1L, 2L, 3L, 7L, n + 5})
+    for (long lo : {0L, 1L, 4L, n / 2, n})
+      for (long hi : {n, n - 1, n / 2 + 3, lo, 0L})
+        if (hi <= n) array_affinity_case(a, lo, hi, k, f);
+}
+
+}  // namespace
+
+TEST_CASE("forall with an array affinity: the iterations of A.ptr(i), walking own blocks",
+          "[forall]") {
+  for (int n : {1, 2, 3, 4, 5}) {
+    INFO(n << " threads");
+    failures f;
+    pgas::run(test_job(n), 0, nullptr, [&] {
+      pgas::shared_array<int> cyclic({37});
+      pgas::shared_array<int> blocked({40}, pgas::block_spec::cyclic(3));
+      pgas::shared_array<int> star({static_cast<std::size_t>(6 * pgas::threads() + 1)},
+                                   pgas::block_spec::star());
+      pgas::shared_array<int> indefinite({9}, pgas::block_spec::indefinite());
+      pgas::shared_array<long, 1, 4> fixed({23});
+      array_affinity_cases(cyclic, f);
+      array_affinity_cases(blocked, f);
+      array_affinity_cases(star, f);
+      array_affinity_cases(indefinite, f);
+      array_affinity_cases(fixed, f);
+      array_affinity_cases(static_affinity, f);
+
+      // Inside a controlling forall the array forall runs every iteration, in order; inside
+      // an everyone loop it shares them.
+      std::vector<int> inner;
+      pgas::forall(0, 1, pgas::everyone, [&](int) {
+        pgas::forall(0, 1, [&](int) {
+          pgas::forall(2, 11, blocked, [&](int i) { inner.push_back(i); });
+          pgas::forall(2, 11, pgas::step(4), blocked, [&](int i) { inner.push_back(i); });
+        });
+      });
+      std::vector<int> want;
+      if (pgas::mythread() == 0) want = {2, 3, 4, 5, 6, 7, 8, 9, 10, 2, 6, 10};
+      EXPECT(f, inner == want, "nested: " << inner.size() << " iterations");
+      std::vector<int> shared_out;
+      pgas::forall(0, 1, pgas::everyone, [&](int) {
+        pgas::forall(0, 40, blocked, [&](int i) { shared_out.push_back(i); });
+      });
+      for (int i : shared_out)
+        EXPECT(f, blocked.ptr(static_cast<std::size_t>(i)).thread() == pgas::mythread(),
+               "inside everyone: iteration " << i);
+
+      // The general form takes an array too (evaluated per iteration).
+      std::vector<int> general;
+      pgas::forall(
+          1, [](int i) { return i < 40; }, [](int i) { return i * 2; }, blocked,
+          [&](int i) { general.push_back(i); });
+      std::vector<int> general_want;
+      for (int i = 1; i < 40; i *= 2)
+        if (blocked.ptr(static_cast<std::size_t>(i)).thread() == pgas::mythread())
+          general_want.push_back(i);
+      EXPECT(f, general == general_want, "general form: " << general.size() << " iterations");
       pgas::barrier();
     });
     check_no_failures(f);

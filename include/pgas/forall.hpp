@@ -3,6 +3,7 @@
 //   pgas::forall(0, n, [&](long i) { … });                          // affinity i
 //   pgas::forall(0, n, [&](long i) { return A.ptr(i); }, body);     // affinity &A[i]
 //   pgas::forall(0, n, A, body);                                    // the same, faster
+//   pgas::forall(0, n, p, body);                                    // affinity p + i
 //   pgas::forall(0, n, [&](long i) { return i / 4; }, body);       // any integer
 //   pgas::forall(0, n, pgas::everyone, body);                      // UPC `continue`
 //   pgas::forall(0, n, pgas::step(2), body);                       // i += 2; affinity i
@@ -19,19 +20,24 @@
 // `upc_forall (…; i)`); with it, each thread steps straight through its own iterations (no
 // test per iteration), for any pgas::step(k).
 //
-// Array affinity. A one-dimensional pgas::shared_array or pgas::static_array passed as the
-// affinity means UPC's `&A[i]`: forall(lo, hi, A, body) runs the same iterations as
-// forall(lo, hi, [&](auto i) { return A.ptr(i); }, body), but with the plain and stepped
-// loops each thread walks only its own blocks of A (A.my_chunks()) instead of computing
-// the affinity of every iteration, so a loop over N elements costs each thread about
-// N / THREADS steps instead of N (at a thousand threads, a thousand times fewer). Every
-// iteration of those loops must name an element of A: lo >= 0 and hi <= A.size() when
-// lo < hi, misuse otherwise (UPC leaves &A[i] past the array undefined). In the general
-// form, A is evaluated per iteration as A.ptr(i). (Any other callable affinity is called as
-// a function; an array is never taken for one.)
+// Array and pointer affinity. A one-dimensional pgas::shared_array or pgas::static_array
+// passed as the affinity means UPC's `&A[i]`, and a typed pointer-to-shared p (any block,
+// phase and thread) means `p + i` (`&p[i]`, as in a function taking `shared [B] T *p`):
+// forall(lo, hi, A, body) runs the same iterations as forall(lo, hi, [&](auto i) { return
+// A.ptr(i); }, body), and forall(lo, hi, p, body) those of [&](auto i) { return p + i; }, but
+// in the plain and stepped loops each thread computes where its own blocks are and runs only
+// their iterations instead of evaluating the affinity of every iteration: a loop over N
+// elements costs each thread about N / THREADS steps instead of N (at a thousand threads, a
+// thousand times fewer). An array's iterations must name its elements: lo >= 0 and
+// hi <= A.size() when lo < hi, misuse otherwise (UPC leaves &A[i] past the array undefined);
+// a pointer's are not checked (p + i follows UPC's arithmetic for any i, negative too). In
+// the general form they are evaluated per iteration, and an array's iteration outside it is
+// misuse there too. (Any other callable affinity is called
+// as a function; an array is never taken for one.)
 //
-// Iterations. forall(lo, hi, …) runs i = lo, lo + 1, … below hi; forall(lo, hi, step(k), …)
-// runs i = lo, lo + k, lo + 2k, … below hi (UPC `i += k`; k >= 1, and no step past hi
+// Iterations. lo and hi have one integer type, the index's (`0L` for a long hi: a compile
+// error says so otherwise). forall(lo, hi, …) runs i = lo, lo + 1, … below hi; forall(lo, hi,
+// step(k), …) runs i = lo, lo + k, lo + 2k, … below hi (UPC `i += k`; k >= 1, and no step past hi
 // overflows the index type); the general form forall(first, cond, next, …) runs
 // `for (i = first; cond(i); i = next(i))` for any loop UPC can write (`i <<= 1`, `i -= 2`,
 // …). `next` either returns the next value (`[](long i) { return i << 1; }`) or updates its
@@ -93,72 +99,133 @@ decltype(auto) forall_array_of(const X& a) {
 }
 
 // A one-dimensional shared array (pgas::shared_array, pgas::static_array) as an affinity:
-// UPC's &A[i] (see "Array affinity" above).
+// UPC's &A[i] (see "Array and pointer affinity" above).
 template <class A>
 concept forall_array = requires(const std::remove_cvref_t<A>& a) {
   forall_array_of(a).my_chunks();
+  forall_array_of(a).begin_ptr();
   forall_array_of(a).size();
   forall_array_of(a).ptr(std::size_t{0});
   requires std::remove_cvref_t<decltype(forall_array_of(a))>::rank == 1;
 };
 
-// What the stepped and general forms take as an affinity: a function of the index (integer or
-// pointer-to-shared), a one-dimensional array, or pgas::everyone.
-template <class A, class I>
-concept forall_affinity =
-    std::invocable<A&, I> || forall_array<A> || std::same_as<std::remove_cvref_t<A>, everyone_t>;
+// A typed pointer-to-shared as an affinity: UPC's p + i (&p[i]) for a `shared [B] T *p`.
+template <class A>
+concept forall_pointer = is_sptr<std::remove_cvref_t<A>>::value &&
+    !std::is_void_v<typename std::remove_cvref_t<A>::element_type>;
 
-// The thread that the affinity names for iteration i.
+// What the stepped and general forms take as an affinity: a function of the index (integer or
+// pointer-to-shared), a one-dimensional array, a typed pointer-to-shared, or pgas::everyone.
 template <class A, class I>
-int forall_thread_of(A& affinity, I i) {
+concept forall_affinity = std::invocable<A&, I> || forall_array<A> || forall_pointer<A> ||
+    std::same_as<std::remove_cvref_t<A>, everyone_t>;
+
+// An array or typed pointer-to-shared: affinities whose iterations a thread can find
+// without evaluating each one.
+template <class A>
+concept forall_walkable = forall_array<A> || forall_pointer<A>;
+
+// A function of the index (integer or pointer-to-shared), as the plain form takes it.
+template <class A, class I>
+concept forall_function = std::invocable<A&, I> && !forall_walkable<A>;
+
+// The stepped form's per-iteration affinities: a function or pgas::everyone.
+template <class A, class I>
+concept forall_evaluated = forall_affinity<A, I> && !forall_walkable<A>;
+
+// The thread that the affinity names for iteration i. An array's i must index it (misuse
+// otherwise, naming `where`).
+template <class A, class I>
+int forall_thread_of(A& affinity, I i, const std::source_location& where) {
   if constexpr (forall_array<A>) {
-    return forall_array_of(affinity).ptr(static_cast<std::size_t>(i)).thread();
+    const auto& a = forall_array_of(affinity);
+    if (std::cmp_less(i, 0) || std::cmp_greater_equal(i, a.size())) {
+      misuse("pgas::forall: iteration " + std::to_string(i) +
+                 " with affinity &A[i] names no element of A (A.size() is " +
+                 std::to_string(a.size()) + ")",
+             where);
+    }
+    return a.ptr(static_cast<std::size_t>(i)).thread();
+  } else if constexpr (forall_pointer<A>) {
+    return (affinity + static_cast<std::ptrdiff_t>(i)).thread();
   } else {
     return affinity_thread(affinity(i));
   }
 }
 
-// forall(lo, hi, step(k), A, body) for an array A: this thread's iterations, found block by
-// block in A's chunks (increasing for rank 1), one division per chunk.
+// forall(lo, hi, step(k), p, body) for a pointer-to-shared p: the iterations i whose element
+// p + i this thread owns, found block by block. Element p + i lies in block
+// g = floor((phase(p) + i) / B) counted from p's block, on thread (thread(p) + g) mod THREADS
+// (UPC's pointer arithmetic; B = 0, indefinite, keeps every element on p's thread), so this
+// thread's blocks are every THREADS-th g, each one run [g B - phase, (g + 1) B - phase).
+// 128-bit arithmetic: no index of any 64-bit type overflows.
+template <class I, class P, class F>
+void forall_over_pointer(I lo, I hi, unsigned long long k, const P& p, F& body) {
+  __extension__ using wide = __int128;
+  forall_scope scope;
+  if (!(lo < hi)) return;
+  const wide l = lo, h = hi, step = k;
+  // Runs first, first + k, ... below end: counted in 64 bits, so that the body's loop keeps a
+  // plain induction variable (vectorisable), the values made in I's unsigned type.
+  using U = std::make_unsigned_t<I>;
+  const auto run = [&](wide first, wide end) {
+    if (first >= end) return;
+    const auto count = static_cast<unsigned long long>((end - first - 1) / step + 1);
+    const auto base = static_cast<U>(static_cast<I>(first));
+    for (unsigned long long m = 0; m < count; ++m)
+      body(static_cast<I>(static_cast<U>(base + m * k)));
+  };
+  const int me = mythread();
+  if (forall_depth > 1) {
+    run(l, h);
+    return;
+  }
+  const wide block = p.block();
+  if (block == 0) {
+    if (p.thread() == me) run(l, h);
+    return;
+  }
+  const wide n = threads(), phase = p.phase();
+  const auto floor_div = [](wide a, wide b) { return a / b - (a % b != 0 && a < 0 ? 1 : 0); };
+  const wide g_first = floor_div(phase + l, block), g_last = floor_div(phase + h - 1, block);
+  const wide skip = ((me - p.thread() - g_first) % n + n) % n;  // to this thread's first block
+  for (wide g = g_first + skip; g <= g_last; g += n) {
+    const wide b = g * block - phase > l ? g * block - phase : l;
+    const wide e = (g + 1) * block - phase < h ? (g + 1) * block - phase : h;
+    const wide r = (b - l) % step;  // the loop's first iteration at or after b
+    run(r == 0 ? b : b + (step - r), e);
+  }
+}
+
+// forall(lo, hi, step(k), A, body) for an array A: as for the pointer &A[0], once the
+// iterations are known to name elements of A.
 template <class I, class Arr, class F>
 void forall_over_array(I lo, I hi, unsigned long long k, const Arr& a, F& body,
                        const std::source_location& where) {
-  forall_scope scope;
-  if (!(lo < hi)) return;
-  if (lo < 0 || static_cast<unsigned long long>(hi) > a.size()) {
+  if (lo < hi && (std::cmp_less(lo, 0) || std::cmp_greater(hi, a.size()))) {
     misuse("pgas::forall: iterations [" + std::to_string(lo) + ", " + std::to_string(hi) +
                ") with affinity &A[i] name no element of A for i outside [0, " +
                std::to_string(a.size()) + ") (A.size())",
            where);
   }
-  const auto l = static_cast<std::size_t>(lo);
-  const auto h = static_cast<std::size_t>(hi);
-  // Runs i = first, first + k, ... below end.
-  const auto run = [&](std::size_t first, std::size_t end) {
-    for (std::size_t i = first; i < end; i += k) {
-      body(static_cast<I>(i));
-      if (end - i <= k) break;  // i + k would reach end (and might wrap)
-    }
-  };
-  if (forall_depth > 1) {
-    run(l, h);
-    return;
-  }
-  for (const auto& c : a.my_chunks()) {
-    if (c.end <= l) continue;
-    if (c.begin >= h) break;
-    const std::size_t b = c.begin > l ? c.begin : l;
-    const std::size_t e = c.end < h ? c.end : h;
-    const std::size_t r = (b - l) % k;
-    if (r != 0 && k - r >= e - b) continue;  // no iteration of the loop falls in this chunk
-    run(r == 0 ? b : b + (k - r), e);
+  forall_over_pointer(lo, hi, k, a.begin_ptr(), body);
+}
+
+// This thread's iterations of forall(lo, hi, step(k), w, body) for an array or pointer w.
+template <class I, class W, class F>
+void forall_walk(I lo, I hi, unsigned long long k, const W& w, F& body,
+                 const std::source_location& where) {
+  if constexpr (forall_array<W>) {
+    forall_over_array(lo, hi, k, forall_array_of(w), body, where);
+  } else {
+    forall_over_pointer(lo, hi, k, w, body);
   }
 }
 
 // Runs body(i) for the iterations `loop` visits whose affinity names the calling thread (every
 // one inside a controlling forall); an everyone loop runs them all and controls nothing.
 template <class Loop, class A, class F>
-void forall_each(Loop&& loop, A& affinity, F& body) {
+void forall_each(Loop&& loop, A& affinity, F& body, const std::source_location& where) {
   if constexpr (std::same_as<std::remove_cvref_t<A>, everyone_t>) {
     loop([&](auto i) { body(i); });
   } else {
@@ -166,7 +233,7 @@ void forall_each(Loop&& loop, A& affinity, F& body) {
     const bool all = forall_depth > 1;
     const int me = mythread();
     loop([&](auto i) {
-      if (all || forall_thread_of(affinity, i) == me) body(i);
+      if (all || forall_thread_of(affinity, i, where) == me) body(i);
     });
   }
 }
@@ -219,8 +286,8 @@ void forall(I lo, I hi, F&& body) {
 /// upc_forall (i = lo; i < hi; ++i; affinity(i)): affinity(i) returns an integer or a
 /// pointer-to-shared.
 template <std::integral I, class A, class F>
-requires std::invocable<F&, I> && std::invocable<A&, I> &&
-    (!detail::forall_array<A>)void forall(I lo, I hi, A&& affinity, F&& body) {
+requires std::invocable<F&, I> && detail::forall_function<A, I>
+void forall(I lo, I hi, A&& affinity, F&& body) {
   detail::forall_scope scope;
   const bool all = detail::forall_depth > 1;
   const int me = mythread();
@@ -229,14 +296,15 @@ requires std::invocable<F&, I> && std::invocable<A&, I> &&
   }
 }
 
-/// upc_forall (i = lo; i < hi; ++i; &A[i]) for a one-dimensional array A: thread t runs the i
-/// of its own elements, walking its blocks of A (see "Array affinity" above). Misuse: lo < hi
-/// with lo < 0 or hi > A.size().
-template <std::integral I, detail::forall_array A, class F>
+/// upc_forall (i = lo; i < hi; ++i; &A[i]) for a one-dimensional array A, or (…; p + i) for a
+/// typed pointer-to-shared p: thread t runs the i of its own elements, walking its blocks (see
+/// "Array and pointer affinity" above). Misuse: an array with lo < hi and lo < 0 or
+/// hi > A.size().
+template <std::integral I, detail::forall_walkable W, class F>
 requires std::invocable<F&, I>
-void forall(I lo, I hi, const A& array, F&& body,
+void forall(I lo, I hi, const W& affinity, F&& body,
             std::source_location where = std::source_location::current()) {
-  detail::forall_over_array(lo, hi, 1, detail::forall_array_of(array), body, where);
+  detail::forall_walk(lo, hi, 1, affinity, body, where);
 }
 
 /// upc_forall (…; continue): every thread runs every iteration.
@@ -271,19 +339,20 @@ void forall(I lo, I hi, step s, F&& body) {
   }
 }
 
-/// upc_forall (i = lo; i < hi; i += k; &A[i]) for a one-dimensional array A: as above, each
-/// thread walks its own blocks of A. Misuse: lo < hi with lo < 0 or hi > A.size().
-template <std::integral I, detail::forall_array A, class F>
+/// upc_forall (i = lo; i < hi; i += k; &A[i]) for a one-dimensional array A, or (…; p + i)
+/// for a typed pointer-to-shared p: as above, each thread walks its own blocks. Misuse: an
+/// array with lo < hi and lo < 0 or hi > A.size().
+template <std::integral I, detail::forall_walkable W, class F>
 requires std::invocable<F&, I>
-void forall(I lo, I hi, step s, const A& array, F&& body,
+void forall(I lo, I hi, step s, const W& affinity, F&& body,
             std::source_location where = std::source_location::current()) {
-  detail::forall_over_array(lo, hi, s.value(), detail::forall_array_of(array), body, where);
+  detail::forall_walk(lo, hi, s.value(), affinity, body, where);
 }
 
 /// upc_forall (i = lo; i < hi; i += k; affinity(i)), and with pgas::everyone (`continue`).
 template <std::integral I, class A, class F>
-requires std::invocable<F&, I> && detail::forall_affinity<A, I> &&
-    (!detail::forall_array<A>)void forall(I lo, I hi, step s, A&& affinity, F&& body) {
+requires std::invocable<F&, I> && detail::forall_evaluated<A, I>
+void forall(I lo, I hi, step s, A&& affinity, F&& body) {
   using U = std::make_unsigned_t<I>;
   const auto span =
       lo < hi
@@ -297,7 +366,7 @@ requires std::invocable<F&, I> && detail::forall_affinity<A, I> &&
           if (span - d <= s.value()) break;
         }
       },
-      affinity, body);
+      affinity, body, std::source_location::current());
 }
 
 /// upc_forall (i = first; cond(i); i = next(i); affinity(i)): any loop, with an integer or
@@ -306,13 +375,28 @@ requires std::invocable<F&, I> && detail::forall_affinity<A, I> &&
 template <std::integral I, class C, class N, class A, class F>
 requires std::predicate<C&, I> && detail::forall_next<N, I> && std::invocable<F&, I> &&
     detail::forall_affinity<A, I>
-void forall(I first, C&& cond, N&& next, A&& affinity, F&& body) {
+void forall(I first, C&& cond, N&& next, A&& affinity, F&& body,
+            std::source_location where = std::source_location::current()) {
   detail::forall_each(
       [&](auto&& visit) {
         for (I i = first; cond(i); detail::forall_advance(next, i))
           visit(i);
       },
-      affinity, body);
+      affinity, body, where);
+}
+
+namespace detail {
+template <class L>
+inline constexpr bool forall_bounds_differ = false;
+}  // namespace detail
+
+/// lo and hi of two integer types (`pgas::forall(0, n, …)` with a long n): the loop index has
+/// one type, so this stops the compile saying what to write instead of listing every form.
+template <std::integral L, std::integral H, class... Rest>
+requires(!std::same_as<L, H>) void forall(L, H, Rest&&...) {
+  static_assert(detail::forall_bounds_differ<L>,
+                "pgas::forall: lo and hi must have the same integer type, the loop index's: "
+                "write pgas::forall(0L, n, ...) for a long n, or cast one bound");
 }
 
 /// upc_forall (i = first; cond(i); i = next(i); i): the general loop with affinity i.

@@ -5,6 +5,7 @@
 //   int x = pgas::strict(A(i));             // a strict load
 //   pgas::strict_store(p, 1);               // the same through a pointer-to-shared
 //   int y = pgas::strict_load(p);
+//   pgas::strict(flag) = 1;                 // a shared scalar (pgas::static_scalar<int> flag)
 //
 // Relaxed is the default. Every other shared access of pgas — *p, p[n], A(i, j), bulk copies —
 // is relaxed: it compiles to an ordinary C++ load or store of the element, with exactly the
@@ -141,6 +142,19 @@ noexcept {
 template <class T, std::size_t B>
 strict_ref<T> strict(const sptr<T, B>& p) noexcept(!config::bounds_check) {
   return strict_ref<T>(*p);
+}
+
+/// The strict view of a shared scalar, UPC's `strict shared T x` ported as
+/// pgas::static_scalar<T> x (pgas/static_shared.hpp): `pgas::strict(x) = 1`,
+/// `T v = pgas::strict(x)`. Any object whose ptr() gives the pointer-to-shared of its one
+/// element qualifies.
+template <class S>
+requires(!std::is_trivially_copyable_v<S>) && requires(const S& s) {
+  s.ptr().thread();
+  strict(s.ptr());
+}
+auto strict(const S& s) {
+  return strict(s.ptr());
 }
 
 }  // namespace pgas

@@ -33,8 +33,7 @@ static double exact(int i) {
 /* a . b over the whole vector: this thread's rows, then a reduction. */
 static double dot(pgas::sptr<double, M> a, pgas::sptr<double, M> c) {
   double s = 0.0;
-  pgas::forall(
-      0, N, [&](int i) { return a + i; }, [&](int i) { s += a[i] * c[i]; });
+  pgas::forall(0, N, a, [&](int i) { s += a[i] * c[i]; });
   partial[MYTHREAD] = s;
   upc_all_reduceD(&dot_result, partial, UPC_ADD, THREADS, 1, NULL,
                   UPC_IN_ALLSYNC | UPC_OUT_ALLSYNC);
@@ -43,17 +42,15 @@ static double dot(pgas::sptr<double, M> a, pgas::sptr<double, M> c) {
 
 /* out = A in, for this thread's rows; the caller has made `in` complete (a barrier). */
 static void laplacian(pgas::sptr<double, M> out, pgas::sptr<double, M> in) {
-  pgas::forall(
-      0, N, [&](int i) { return out + i; },
-      [&](int i) {
-        int row = i / M, col = i % M;
-        double v = 4.0 * in[i];
-        if (col > 0) v -= in[i - 1];
-        if (col < M - 1) v -= in[i + 1];
-        if (row > 0) v -= in[i - M];
-        if (row < M - 1) v -= in[i + M];
-        out[i] = v;
-      });
+  pgas::forall(0, N, out, [&](int i) {
+    int row = i / M, col = i % M;
+    double v = 4.0 * in[i];
+    if (col > 0) v -= in[i - 1];
+    if (col < M - 1) v -= in[i + 1];
+    if (row > 0) v -= in[i - M];
+    if (row < M - 1) v -= in[i + M];
+    out[i] = v;
+  });
 }
 
 static int cg_main(int argc, char** argv) {
@@ -63,40 +60,33 @@ static int cg_main(int argc, char** argv) {
     return 2;
   }
   /* b = A x*, with x* in q for the moment; x = 0, so r = p = b. */
-  pgas::forall(
-      0, N, [&](int i) { return q.ptr(i); }, [&](int i) { q[i] = exact(i); });
+  pgas::forall(0, N, q, [&](int i) { q[i] = exact(i); });
   upc_barrier;
   laplacian(b, q);
-  pgas::forall(
-      0, N, [&](int i) { return x.ptr(i); },
-      [&](int i) {
-        x[i] = 0.0;
-        r[i] = b[i];
-        p[i] = b[i];
-      });
+  pgas::forall(0, N, x, [&](int i) {
+    x[i] = 0.0;
+    r[i] = b[i];
+    p[i] = b[i];
+  });
   double rho = dot(r, r);
   double b_norm = sqrt(dot(b, b));
 
   for (int it = 0; it < iterations; it++) {
     laplacian(q, p);
     double alpha = rho / dot(p, q);
-    pgas::forall(
-        0, N, [&](int i) { return x.ptr(i); },
-        [&](int i) {
-          x[i] += alpha * p[i];
-          r[i] -= alpha * q[i];
-        });
+    pgas::forall(0, N, x, [&](int i) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * q[i];
+    });
     double rho_next = dot(r, r);
     double beta = rho_next / rho;
     rho = rho_next;
-    pgas::forall(
-        0, N, [&](int i) { return p.ptr(i); }, [&](int i) { p[i] = r[i] + beta * p[i]; });
+    pgas::forall(0, N, p, [&](int i) { p[i] = r[i] + beta * p[i]; });
     upc_barrier;
   }
 
   /* The error, with q = x - x*. */
-  pgas::forall(
-      0, N, [&](int i) { return q.ptr(i); }, [&](int i) { q[i] = x[i] - exact(i); });
+  pgas::forall(0, N, q, [&](int i) { q[i] = x[i] - exact(i); });
   double error = sqrt(dot(q, q));
   if (MYTHREAD == 0) {
     printf("cg: M %d iterations %d threads %d\n", M, iterations, THREADS);

@@ -1276,12 +1276,14 @@ TEST_CASE("array_misuse: invalid layouts and pointers end the job at the caller'
 TEST_CASE(
     "typed_misuse: a pointer converted to another block, a forall step of 0 or past its array",
     "[fault][array]") {
-  check_misuse_cases("typed_misuse",
-                     {
-                         {"block_mismatch", {"run-time block of 3", "block 1"}, 1},
-                         {"step_zero", {"step(0)", "at least 1"}, 1},
-                         {"forall_past_array", {"[0, 13)", "name no element of A", "A.size()"}, 1},
-                     });
+  check_misuse_cases(
+      "typed_misuse",
+      {
+          {"block_mismatch", {"run-time block of 3", "block 1"}, 1},
+          {"step_zero", {"step(0)", "at least 1"}, 1},
+          {"forall_past_array", {"[0, 13)", "name no element of A", "A.size()"}, 1},
+          {"forall_general_past_array", {"iteration 12", "names no element of A", "is 12"}, 1},
+      });
 }
 
 TEST_CASE("array_misuse: threads creating differently shaped arrays are stopped",

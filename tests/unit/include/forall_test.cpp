@@ -639,7 +639,63 @@ void array_affinity_cases(const Arr& a, failures& f) {
         if (hi <= n) array_affinity_case(a, lo, hi, k, f);
 }
 
+// On the calling thread: forall(lo, hi, [step(k),] p, body) must visit exactly the i of
+// [lo, hi) (every k-th from lo) with (p + i).thread() == MYTHREAD, in increasing order.
+template <class P>
+void pointer_affinity_case(const P& p, long lo, long hi, long k, failures& f) {
+  std::vector<long> want;
+  for (long i = lo; i < hi; i += k)
+    if ((p + i).thread() == pgas::mythread()) want.push_back(i);
+  std::vector<long> got;
+  if (k == 1) {
+    pgas::forall(lo, hi, p, [&](long i) { got.push_back(i); });
+  } else {
+    pgas::forall(lo, hi, pgas::step(k), p, [&](long i) { got.push_back(i); });
+  }
+  EXPECT(f, got == want,
+         "forall(" << lo << ", " << hi << ", step " << k << ", p at thread " << p.thread()
+                   << " phase " << p.phase() << " block " << p.block() << "): ran " << got.size()
+                   << " iterations, expected " << want.size());
+}
+
+template <class P>
+void pointer_affinity_cases(const P& p, failures& f) {
+  for (long k : {1L, 2L, 5L, 64L})
+    for (long lo : {-23L, -1L, 0L, 3L, 10L})
+      for (long hi : {-5L, 0L, 1L, 17L, 40L})
+        pointer_affinity_case(p, lo, hi, k, f);
+}
+
 }  // namespace
+
+TEST_CASE("forall with a pointer affinity: the iterations of p + i at any thread and phase",
+          "[forall]") {
+  for (int n : {1, 2, 3, 4, 5}) {
+    INFO(n << " threads");
+    failures f;
+    pgas::run(test_job(n), 0, nullptr, [&] {
+      pgas::shared_array<int> blocked({60}, pgas::block_spec::cyclic(3));
+      pgas::shared_array<int, 1, 4> fixed({60});
+      pgas::shared_array<int, 1, 1> cyclic({60});
+      pgas::shared_array<int> indefinite({60}, pgas::block_spec::indefinite());
+      for (std::size_t start : {0, 1, 5, 13, 30}) {
+        pointer_affinity_cases(blocked.ptr(start), f);  // run-time block 3
+        pointer_affinity_cases(fixed.ptr(start), f);    // compile-time block 4
+        pointer_affinity_cases(cyclic.ptr(start), f);   // block 1
+        pointer_affinity_cases(indefinite.ptr(start), f);
+      }
+      // An unsigned index type.
+      std::vector<unsigned> uends;
+      pgas::forall(0u, 30u, pgas::step(4), cyclic.ptr(2), [&](unsigned i) { uends.push_back(i); });
+      std::vector<unsigned> uends_want;
+      for (unsigned i = 0; i < 30; i += 4)
+        if ((cyclic.ptr(2) + i).thread() == pgas::mythread()) uends_want.push_back(i);
+      EXPECT(f, uends == uends_want, "unsigned: " << uends.size() << " iterations");
+      pgas::barrier();
+    });
+    check_no_failures(f);
+  }
+}
 
 TEST_CASE("forall with an array affinity: the iterations of A.ptr(i), walking own blocks",
           "[forall]") {

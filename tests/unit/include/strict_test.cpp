@@ -17,6 +17,7 @@
 #include <pgas/runtime.hpp>
 #include <pgas/shared_array.hpp>
 #include <pgas/sptr.hpp>
+#include <pgas/static_shared.hpp>
 #include <pgas/strict.hpp>
 #include <pgas/sync.hpp>
 
@@ -86,6 +87,24 @@ long store_buffering(access kind, int rounds) {
 }
 
 }  // namespace
+
+// UPC `strict shared int ready;`, ported as a static scalar.
+pgas::static_scalar<int> ready;
+
+TEST_CASE("strict accesses to a shared scalar: pgas::strict(x) as UPC's strict shared T x",
+          "[strict]") {
+  const int rc = pgas::run(test_job(2), 0, nullptr, [] {
+    if (pgas::mythread() == 0) {
+      pgas::strict(ready) = 41;
+      pgas::strict(ready) = pgas::strict(ready) + 1;
+    }
+    pgas::barrier();
+    const int seen = pgas::strict(ready);
+    pgas::barrier();
+    return seen == 42 && *ready == 42 ? 0 : 1;
+  });
+  REQUIRE(rc == 0);
+}
 
 TEST_CASE("strict loads and stores of private and shared elements", "[strict]") {
   int i = 0;

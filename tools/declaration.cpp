@@ -296,7 +296,7 @@ class declaration_parser {
     if (!shared) {
       fail(tokens_.size() == 1
                ? "empty declaration: expected 'shared [B] TYPE NAME[N]...'"
-               : "expected 'shared': pgas-layout reads UPC shared array declarations",
+               : "expected 'shared': a UPC shared array declaration starts 'shared [B] TYPE NAME'",
            tokens_.front().column);
     }
     if (!type_.any()) {

@@ -129,6 +129,22 @@ std::string find_program(const std::string& program, bool& exists) {
 
 // Exits with the 127 message when execvp() could not run `program`, so that "not found" and
 // "not executable" are told apart in one line before the exec replaces us.
+// When exec fails with ENOENT on a program that exists, the missing file is the interpreter
+// its #! line names: say so (the bare error reads as if the program were missing).
+std::string missing_interpreter(const std::string& program, int error) {
+  if (error != ENOENT) return "";
+  std::FILE* f = std::fopen(program.c_str(), "rb");
+  if (f == nullptr) return "";
+  char line[256] = {};
+  const bool read = std::fgets(line, sizeof line, f) != nullptr;
+  std::fclose(f);
+  if (!read || line[0] != '#' || line[1] != '!') return "";
+  std::string interpreter(line + 2);
+  interpreter.erase(0, interpreter.find_first_not_of(" \t"));
+  interpreter = interpreter.substr(0, interpreter.find_first_of(" \t\r\n"));
+  return " (the interpreter '" + interpreter + "' named by its #! line was not found)";
+}
+
 void check_program(const std::string& program) {
   bool exists = false;
   if (!find_program(program, exists).empty()) return;
@@ -195,8 +211,8 @@ int dry_run() {
   const int n = *opts.threads;
   if (pgas::oversubscribed(m, n)) {
     std::fprintf(stderr,
-                 "pgasrun: warning: %d threads on %d processing units: threads will share PUs\n", n,
-                 m.pu_count());
+                 "pgasrun: warning: %d threads on %d processing unit%s: threads will share PUs\n",
+                 n, m.pu_count(), m.pu_count() == 1 ? "" : "s");
   }
   const auto plan = pgas::place(m, n, *opts.bind_to, *opts.map_by);
   const std::string report = pgas::bindings_report(m, plan, *opts.bind_to, *opts.map_by);
@@ -220,18 +236,21 @@ int launch(int argc, char** argv) {
   // description column starts at 34, which leaves 45 characters in 80 columns. Each option
   // that sets a variable is named in the variable's row (src/base/env.cpp); its value is
   // checked and exported below from that row, read back from CLI11 by the option's name.
-  auto* n_opt = app.add_option("-n,--np", "Number of UPC threads (default 1)")
+  auto* n_opt = app.add_option("-n,--np",
+                               "Number of UPC threads (default: PGAS_THREADS,\n"
+                               "else 1)")
                     ->type_name("N")
                     ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--bind-to",
                  "What each thread is bound to: the PUs of its\n"
-                 "core (default), NUMA node or package, or none")
+                 "core (default, or PGAS_BIND_TO), NUMA node or\n"
+                 "package, or none")
       ->type_name("core|numa|socket|none")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--map-by",
                  "How threads are dealt: over PUs in order\n"
-                 "(core, default) or round-robin over NUMA\n"
-                 "nodes or packages (numa, socket)")
+                 "(core, default, or PGAS_MAP_BY) or round-robin\n"
+                 "over NUMA nodes or packages (numa, socket)")
       ->type_name("core|numa|socket")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_flag("--report-bindings")
@@ -341,7 +360,9 @@ int launch(int argc, char** argv) {
   args.push_back(nullptr);
   std::fflush(nullptr);
   execvp(args[0], args.data());
-  fail(exit_cannot_run, "cannot run '" + command.front() + "': " + std::strerror(errno));
+  const int error = errno;
+  fail(exit_cannot_run, "cannot run '" + command.front() + "': " + std::strerror(error) +
+                            missing_interpreter(command.front(), error));
 }
 
 }  // namespace

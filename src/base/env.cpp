@@ -221,16 +221,22 @@ std::optional<std::size_t> parse_size(const env_var& v, std::string_view text,
   }
   unsigned long long n = 0;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-  const bool whole = ec == std::errc() && end == digits.data() + digits.size() && !digits.empty();
-  if (!whole || n > (~0ull >> shift)) {
+  const bool digits_only = end == digits.data() + digits.size() && !digits.empty();
+  if (digits_only && (ec == std::errc::result_out_of_range || n > (~0ull >> shift))) {
+    throw std::invalid_argument(fmt::format(
+        "{}='{}' is too large (a size must be below 2^64 bytes, 16777216t)", label(v, what), text));
+  }
+  const bool whole = ec == std::errc() && digits_only;
+  if (!whole) {
     throw std::invalid_argument(fmt::format(
         "{}='{}' is not a size in bytes (a number with an optional k, m, g or t suffix){}",
         label(v, what), text, v.keyword.empty() ? "" : fmt::format(", or {}", v.keyword)));
   }
   const std::size_t bytes = static_cast<std::size_t>(n) << shift;
   if (bytes < static_cast<std::size_t>(v.lo)) {
-    throw std::invalid_argument(fmt::format("{}='{}' is below the minimum of {} bytes",
-                                            label(v, what), text, bytes_text(v.lo)));
+    throw std::invalid_argument(fmt::format("{}='{}' is below the minimum of {} byte{}",
+                                            label(v, what), text, bytes_text(v.lo),
+                                            v.lo == 1 ? "" : "s"));
   }
   return bytes;
 }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include <pgas/detail/upc_call.hpp>
 #include <pgas/error.hpp>
 #include <pgas/sync.hpp>
 
@@ -409,9 +410,8 @@ void barrier_arrive(job& j, const barrier_op& op) {
   // and pgas::barrier arrive directly; the value collectives check before their fast path.)
   if (op.kind != op_kind::barrier) {
     if (const thread_record& me = j.record(mythread()); me.notified) {
-      misuse(fmt::format("{} called between pgas::notify() at {}:{} and its pgas::wait(): UPC "
-                         "allows no collective call there",
-                         op.name, me.notify_file, me.notify_line),
+      misuse(fmt::format("{} called between {}: UPC allows no collective call there", op.name,
+                         notified_at(me)),
              op.where);
     }
   }
@@ -428,12 +428,34 @@ void barrier_sync_line(job& j, const barrier_op& op, unsigned char* store_to, st
   complete(j, copy_from, copy_to);
 }
 
+namespace {
+
+// "upc_notify at f:l" or "pgas::notify() at f:l", and the wait that matches it.
+struct notify_spelling {
+  std::string notify;
+  const char* wait;
+};
+notify_spelling spelling(const thread_record& r) {
+  const std::string_view name = r.notify_name;
+  const bool upc = name.starts_with("upc_");
+  return {fmt::format("{}{} at {}:{}", name, upc ? "" : "()", r.notify_file, r.notify_line),
+          upc ? "upc_wait" : "pgas::wait()"};
+}
+
+}  // namespace
+
+std::string notified_at(const thread_record& r) {
+  const notify_spelling s = spelling(r);
+  return fmt::format("{} and its {}", s.notify, s.wait);
+}
+
 void barrier_check_not_notified_at_return(job& j, int thread) {
   const thread_record& me = j.record(thread);
   if (me.notified) {
-    fault_end_job(fmt::format("thread {} of {}: returned from the body after pgas::notify() at "
-                              "{}:{} without the matching pgas::wait()",
-                              thread, j.threads, me.notify_file, me.notify_line),
+    const notify_spelling n = spelling(me);
+    fault_end_job(fmt::format("thread {} of {}: returned from the body after {} without the "
+                              "matching {}",
+                              thread, j.threads, n.notify, n.wait),
                   1);
   }
 }
@@ -460,28 +482,33 @@ namespace {
                                              int id, const std::source_location& where,
                                              const char* name) {
   if (me.notified) {
-    detail::misuse(fmt::format("{} called twice without pgas::wait() in between "
-                               "(the first pgas::notify() was at {}:{})",
-                               name, me.notify_file, me.notify_line),
+    detail::misuse(fmt::format("{} called between {} (a notify must be followed by its wait)",
+                               detail::shown_name(name), detail::notified_at(me)),
                    where);
   }
   me.notified = true;
   me.notify_has_id = has_id;
   me.notify_id = id;
+  me.notify_name = detail::shown_name(name);
   me.notify_file = where.file_name();
   me.notify_line = where.line();
-  detail::arrive(j, barrier_op{detail::op_kind::barrier, name, has_id, id, "id", where});
+  detail::arrive(j, barrier_op{detail::op_kind::barrier, me.notify_name, has_id, id, "id", where});
 }
 
 [[gnu::always_inline]] inline void do_wait(detail::job& j, detail::thread_record& me, bool has_id,
                                            int id, const std::source_location& where) {
   if (!me.notified) {
-    detail::misuse("pgas::wait() called without a preceding pgas::notify()", where);
+    detail::misuse(std::string_view(detail::shown_name("pgas::wait")) == "upc_wait"
+                       ? "upc_wait without a preceding upc_notify"
+                       : "pgas::wait() called without a preceding pgas::notify()",
+                   where);
   }
   if (has_id && me.notify_has_id && id != me.notify_id) {
-    detail::misuse(fmt::format("pgas::wait({}) does not match pgas::notify({}) at "
-                               "{}:{}",
-                               id, me.notify_id, me.notify_file, me.notify_line),
+    const bool upc = std::string_view(me.notify_name).starts_with("upc_");
+    detail::misuse(upc ? fmt::format("upc_wait {} does not match upc_notify {} at {}:{}", id,
+                                     me.notify_id, me.notify_file, me.notify_line)
+                       : fmt::format("pgas::wait({}) does not match pgas::notify({}) at {}:{}", id,
+                                     me.notify_id, me.notify_file, me.notify_line),
                    where);
   }
   me.notified = false;

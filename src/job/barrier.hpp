@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <source_location>
+#include <string>
 
 namespace pgas::detail {
 
@@ -122,6 +123,13 @@ void barrier_complete(job& j);
 /// Null `store_to` or `copy_from`: that part is skipped. The arguments travel in registers.
 void barrier_sync_line(job& j, const barrier_op& op, unsigned char* store_to, std::uint64_t value,
                        const unsigned char* copy_from, unsigned char* copy_to);
+
+struct thread_record;
+
+/// Where a notified thread's open notify is, for reports, as the program spelled it:
+/// "pgas::notify() at f:l and its pgas::wait()", or "upc_notify at f:l and its upc_wait" (a
+/// pgas::barrier or upc_barrier that misuse stopped between its two halves is named so too).
+std::string notified_at(const thread_record& r);
 
 /// Called by a thread whose body returned: reports a deadlock if others wait for it.
 void barrier_thread_returned(job& j, int thread);

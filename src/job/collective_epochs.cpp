@@ -139,9 +139,8 @@ epoch_call epoch_enter(const char* name, std::string_view text, const std::sourc
   const int me = mythread();
   const thread_record& r = j.record(me);
   if (r.notified) {
-    misuse(fmt::format("{} called between pgas::notify() at {}:{} and its pgas::wait(): UPC "
-                       "allows no collective call there",
-                       name, r.notify_file, r.notify_line),
+    misuse(fmt::format("{} called between {}: UPC allows no collective call there", name,
+                       notified_at(r)),
            where);
   }
   collective_epoch& mine = j.epoch(me);

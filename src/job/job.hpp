@@ -57,6 +57,7 @@ struct alignas(64) thread_record {
   bool notify_has_id = false;
   std::int32_t notify_id = 0;
   std::uint32_t wait_generation = 0;
+  const char* notify_name = "pgas::notify";  // as the program spelled it (upc_notify, …)
   const char* notify_file = nullptr;
   std::uint32_t notify_line = 0;
   std::uint64_t broadcasts = 0;         // collective broadcasts done, selects the buffer

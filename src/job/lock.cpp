@@ -208,13 +208,18 @@ void all_lock_free(lock_t l, std::source_location where) {
     struct free_args {
       lock_t* l;
       const std::source_location* where;
-    } const mine{&l, &where};
+      const char* name;
+    } const mine{&l, &where, name};
     detail::barrier_op op =
         detail::agreement(detail::op_kind::all_lock_free, name, "lock",
                           fmt::format("lock={}", static_cast<const void*>(l.state_)), where);
     op.last = [](const void* arg) {
       const auto& f = *static_cast<const free_args*>(arg);
-      lock_free(*f.l, *f.where);
+      detail::lock_state& s = *f.l->state_;
+      if (const int holder = s.holder.load(std::memory_order_relaxed); holder >= 0) {
+        detail::misuse(fmt::format("{} on a lock held by thread {}", f.name, holder), *f.where);
+      }
+      detail::pool_put(&s);
     };
     op.last_arg = &mine;
     detail::barrier_arrive(*j, op);

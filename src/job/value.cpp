@@ -182,9 +182,9 @@ value_view value_exchange(const value_call& c, const void* data, const void* add
   const int me = mythread();
   thread_record& rec = j.record(me);
   if (rec.notified) {
-    misuse(fmt::format("{} called between pgas::notify() at {}:{} and its pgas::wait() (the "
-                       "notify has already counted this thread in the barrier's phase)",
-                       k.name, rec.notify_file, rec.notify_line),
+    misuse(fmt::format("{} called between {} (the notify has already counted this thread in "
+                       "the barrier's phase)",
+                       k.name, notified_at(rec)),
            where);
   }
   const std::size_t bytes = c.size * c.count;

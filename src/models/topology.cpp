@@ -25,6 +25,36 @@ int ancestor_index(hwloc_topology_t topo, hwloc_obj_t pu, hwloc_obj_type_t type,
   return a != nullptr ? static_cast<int>(a->logical_index) : fallback;
 }
 
+// A topology file hwloc accepts may still contradict itself (hwloc cuts an OS index past 32
+// bits, and trusts the cpusets as written): every PU must be in its own cpuset under an OS
+// index no other PU has, and in a NUMA node's cpuset when the file has NUMA nodes. A plan made
+// from anything else binds threads to CPUs the machine described does not have.
+void check_consistent(hwloc_topology_t topo, const std::string& path) {
+  const int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+  const int nnuma = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+  std::set<unsigned> seen;
+  for (int i = 0; i < n; ++i) {
+    hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, static_cast<unsigned>(i));
+    const auto fail = [&](std::string_view what) {
+      throw topology_error(
+          fmt::format("topology XML '{}' contradicts itself: PU L#{} (OS index {}) {}", path, i,
+                      pu->os_index, what));
+    };
+    if (pu->os_index > static_cast<unsigned>(std::numeric_limits<int>::max()) ||
+        pu->cpuset == nullptr || !hwloc_bitmap_isset(pu->cpuset, pu->os_index) ||
+        hwloc_bitmap_weight(pu->cpuset) != 1) {
+      fail("is not the one CPU of its own cpuset");
+    }
+    if (!seen.insert(pu->os_index).second) fail("has the OS index of another PU");
+    bool in_node = nnuma == 0;
+    for (int j = 0; j < nnuma && !in_node; ++j) {
+      hwloc_obj_t node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(j));
+      in_node = node->cpuset != nullptr && hwloc_bitmap_isset(node->cpuset, pu->os_index);
+    }
+    if (!in_node) fail("is in no NUMA node's cpuset");
+  }
+}
+
 int count_distinct(const std::vector<pu_info>& pus, int pu_info::*field) {
   std::set<int> seen;
   for (const pu_info& p : pus) {
@@ -189,6 +219,7 @@ machine machine::from_xml(const std::string& path) {
                                      errno != 0 ? std::strerror(errno) : "malformed"));
   }
   topology_load(topo.get(), fmt::format("XML '{}'", path));
+  check_consistent(topo.get(), path);
   machine m = detail::machine_from_hwloc(topo.get(), path, false);
   if (static_cast<std::size_t>(m.pu_count()) > max_described_pus) {
     throw topology_error(fmt::format("topology XML '{}' has {} PUs; at most {} can be described",

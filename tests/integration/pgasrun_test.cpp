@@ -928,6 +928,24 @@ TEST_CASE("upc_collective_misuse: a deadlock report says which thread skipped a 
                     std::to_string(line) + "\\)"));
 }
 
+TEST_CASE("report_order: end-of-job reports come after what the job printed, in one stream",
+          "[run][report]") {
+  // Both streams into one pipe, as `pgasrun … > out.txt 2>&1` does: stdout is fully buffered
+  // there, so the job's lines must be flushed before the reports are written to stderr.
+  for (const char* report : {"memory", "tables"}) {
+    const std::string command =
+        pgasrun() + " -n 2 --report " + report + " " + program("hello") + " 2>&1";
+    const result r = run_command({"/bin/sh", "-c", command}, kill_after);
+    require_exit(r, 0);
+    INFO(r);
+    const std::size_t hello = r.out.find("hello from thread 1 of 2");
+    const std::size_t rep = r.out.find("pgas: ");
+    REQUIRE(hello != std::string::npos);
+    REQUIRE(rep != std::string::npos);
+    CHECK(hello < rep);
+  }
+}
+
 TEST_CASE("alloc_exhaust: running out of shared memory is recoverable", "[run][alloc]") {
   const result r =
       launch({"-n", "2", "--shared-heap", "2m", "--report", "memory", program("alloc_exhaust")});
@@ -1136,6 +1154,18 @@ TEST_CASE("pgasrun: a program that cannot be run exits 127", "[pgasrun]") {
     const std::string file = path;
     const std::string base = file.substr(file.rfind('/') + 1);
     require_usage_error({"-n", "2", file}, 127, base);
+    unlink(path);
+  }
+  SECTION("a script whose interpreter is missing") {
+    char path[] = "/tmp/pgasrun_test_script_XXXXXX";
+    const int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    const char text[] = "#!/nonexistent/pgas-interpreter -x\necho hi\n";
+    REQUIRE(write(fd, text, sizeof text - 1) == static_cast<ssize_t>(sizeof text - 1));
+    close(fd);
+    REQUIRE(chmod(path, 0755) == 0);
+    require_usage_error({"-n", "2", path}, 127,
+                        "the interpreter '/nonexistent/pgas-interpreter' named by its #! line");
     unlink(path);
   }
 }
@@ -1648,7 +1678,11 @@ TEST_CASE("upc_misuse: misuse through <pgas/upc.hpp> names the UPC call", "[faul
         upc_case{"reduce_op", -1, "upc_all_reduceI: operation"},
         upc_case{"reduce_mismatch", -1, "upc_all_reduceI("},
         upc_case{"unlock_unheld", 1, "upc_unlock on a lock no thread holds"},
-        upc_case{"nb_null", 1, "upc_memget_nb source is the null pointer-to-shared"}}) {
+        upc_case{"nb_null", 1, "upc_memget_nb source is the null pointer-to-shared"},
+        upc_case{"notify_collective", -1, "upc_all_reduceI called between upc_notify at "},
+        upc_case{"notify_barrier", 1, "upc_barrier called between upc_notify at "},
+        upc_case{"wait_id", 1, "upc_wait 2 does not match upc_notify 1 at "},
+        upc_case{"all_lock_free_held", -1, "upc_all_lock_free on a lock held by thread 1"}}) {
     const int line = line_of("upc_misuse", std::string("@upc:") + c.mode);
     for (int n : {2, 3}) {
       const result r = launch_program(n, "upc_misuse", {c.mode});

@@ -15,6 +15,7 @@
 
 #include <pgas/alloc.hpp>
 #include <pgas/atomic.hpp>
+#include <pgas/detail/upc_call.hpp>
 #include <pgas/error.hpp>
 #include <pgas/lock.hpp>
 #include <pgas/runtime.hpp>
@@ -49,6 +50,7 @@ class upc_statement {
 
   void operator()(int id) && {
     done_ = true;
+    const upc_call_scope call = scope();
     switch (kind_) {
       case upc_statement_kind::barrier:
         pgas::barrier(id, where_);
@@ -64,6 +66,7 @@ class upc_statement {
   // Outside a job the calls throw pgas::usage_error (pgas/error.hpp): let it through.
   ~upc_statement() noexcept(false) {
     if (done_) return;
+    const upc_call_scope call = scope();
     switch (kind_) {
       case upc_statement_kind::barrier:
         pgas::barrier(where_);
@@ -78,6 +81,19 @@ class upc_statement {
   }
 
  private:
+  // Reports name the statement as written (upc_notify at f:l), not its pgas call.
+  upc_call_scope scope() const noexcept {
+    switch (kind_) {
+      case upc_statement_kind::barrier:
+        return {"upc_barrier", "pgas::barrier"};
+      case upc_statement_kind::notify:
+        return {"upc_notify", "pgas::notify"};
+      case upc_statement_kind::wait:
+        break;
+    }
+    return {"upc_wait", "pgas::wait"};
+  }
+
   upc_statement_kind kind_;
   bool done_ = false;
   std::source_location where_;

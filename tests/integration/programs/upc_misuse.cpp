@@ -6,8 +6,11 @@
 // reduce_op (every thread passes an operation of the atomics, UPC_FADD, to upc_all_reduceI),
 // reduce_mismatch (thread 1 passes upc_all_reduceI another element count; the report names
 // upc_all_reduceI, as the program spells it), unlock_unheld (thread 1 calls upc_unlock on a
-// lock no thread holds) or nb_null (thread 1 starts upc_memget_nb from the null
-// pointer-to-shared).
+// lock no thread holds), nb_null (thread 1 starts upc_memget_nb from the null
+// pointer-to-shared), notify_collective (a UPC collective between upc_notify and upc_wait),
+// notify_barrier (thread 1's upc_barrier there), wait_id (thread 1's upc_wait(2) after
+// upc_notify(1)) or all_lock_free_held (upc_all_lock_free of a lock thread 1 holds): reports
+// name the UPC statements as written.
 // The job must end with status 1 naming the call at the MODE's marker.
 #include <string>
 
@@ -43,6 +46,28 @@ int main(int argc, char** argv) {
       upc_all_reduceI(a.ptr(0), a.ptr(0), UPC_FADD, 1, 1, nullptr, 0);  // @upc:reduce_op
     } else if (mode == "unlock_unheld") {
       if (MYTHREAD == 1) upc_unlock(l);  // @upc:unlock_unheld
+    } else if (mode == "notify_collective") {
+      pgas::shared_array<int, 1, 1> sum({1});
+      upc_notify;
+      upc_all_reduceI(sum.ptr(0), a.ptr(0), UPC_ADD, 1, 1, nullptr,  // @upc:notify_collective
+                      UPC_IN_NOSYNC | UPC_OUT_NOSYNC);
+      upc_wait;
+    } else if (mode == "notify_barrier") {
+      upc_notify;
+      if (MYTHREAD == 1) upc_barrier;  // @upc:notify_barrier
+      upc_wait;
+    } else if (mode == "wait_id") {
+      upc_notify(1);
+      if (MYTHREAD == 1) {
+        upc_wait(2);  // @upc:wait_id
+      } else {
+        upc_wait(1);
+      }
+    } else if (mode == "all_lock_free_held") {
+      upc_lock_t* held = upc_all_lock_alloc();
+      if (MYTHREAD == 1) upc_lock(held);
+      upc_barrier;
+      upc_all_lock_free(held);  // @upc:all_lock_free_held
     } else if (mode == "nb_null") {
       if (MYTHREAD == 1) {
         int x = 0;

@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -291,6 +293,40 @@ TEST_CASE("an XML export of a synthetic machine reads back the same", "[topology
     CHECK(t.package == expected.package);
     check_consistent(*m);
   }
+}
+
+TEST_CASE("a topology XML that contradicts itself is refused, naming the PU", "[topology]") {
+  if (std::system("command -v lstopo >/dev/null 2>&1") != 0) {
+    WARN("lstopo (Debian package hwloc) is not installed; skipped");
+    return;
+  }
+  char dir_template[] = "/tmp/pgas-topology-test-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::filesystem::path dir = dir_template;
+  const std::string good = (dir / "good.xml").string();
+  const std::string cmd =
+      "lstopo -i 'package:2 numa:2 core:2 pu:2' --of xml '" + good + "' 2>/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  CHECK(pgas::machine::from_xml(good).pu_count() == 16);
+
+  std::ifstream in(good);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // hwloc keeps 32 bits of an OS index: 99999999999 becomes 1215752191, which is not the CPU
+  // in the PU's cpuset (0x2). Another PU's index (0) is not either.
+  for (const char* index : {"99999999999", "0"}) {
+    std::string bad = text;
+    const std::string pu1 = "type=\"PU\" os_index=\"1\"";
+    const std::size_t at = bad.find(pu1);
+    REQUIRE(at != std::string::npos);
+    bad.replace(at, pu1.size(), std::string("type=\"PU\" os_index=\"") + index + "\"");
+    const std::string path = (dir / "bad.xml").string();
+    std::ofstream(path) << bad;
+    INFO("os_index " << index);
+    CHECK_THROWS_WITH(
+        pgas::machine::from_xml(path),
+        Contains("contradicts itself: PU L#1") && Contains("is not the one CPU of its own cpuset"));
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("the current machine is the CPUs this process may run on", "[topology]") {

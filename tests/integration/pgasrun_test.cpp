@@ -1139,34 +1139,35 @@ TEST_CASE("pgasrun usage errors: status 2 and one 'pgasrun: error:' line", "[pga
                       "bogus");
 }
 
+namespace {
+
+// A temporary file holding `text` with permissions `mode`; its path.
+std::string temp_file(const std::string& text, mode_t mode) {
+  char path[] = "/tmp/pgasrun_test_file_XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  REQUIRE(write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  close(fd);
+  REQUIRE(chmod(path, mode) == 0);
+  return path;
+}
+
+}  // namespace
+
 TEST_CASE("pgasrun: a program that cannot be run exits 127", "[pgasrun]") {
   SECTION("missing") {
     require_usage_error({"-n", "2", "./does-not-exist"}, 127, "does-not-exist");
   }
   SECTION("not executable") {
-    char path[] = "/tmp/pgasrun_test_noexec_XXXXXX";
-    const int fd = mkstemp(path);
-    REQUIRE(fd >= 0);
-    const char text[] = "not a program\n";
-    REQUIRE(write(fd, text, sizeof text - 1) == static_cast<ssize_t>(sizeof text - 1));
-    close(fd);
-    REQUIRE(chmod(path, 0644) == 0);
-    const std::string file = path;
-    const std::string base = file.substr(file.rfind('/') + 1);
-    require_usage_error({"-n", "2", file}, 127, base);
-    unlink(path);
+    const std::string file = temp_file("not a program\n", 0644);
+    require_usage_error({"-n", "2", file}, 127, file.substr(file.rfind('/') + 1));
+    unlink(file.c_str());
   }
   SECTION("a script whose interpreter is missing") {
-    char path[] = "/tmp/pgasrun_test_script_XXXXXX";
-    const int fd = mkstemp(path);
-    REQUIRE(fd >= 0);
-    const char text[] = "#!/nonexistent/pgas-interpreter -x\necho hi\n";
-    REQUIRE(write(fd, text, sizeof text - 1) == static_cast<ssize_t>(sizeof text - 1));
-    close(fd);
-    REQUIRE(chmod(path, 0755) == 0);
-    require_usage_error({"-n", "2", path}, 127,
+    const std::string file = temp_file("#!/nonexistent/pgas-interpreter -x\necho hi\n", 0755);
+    require_usage_error({"-n", "2", file}, 127,
                         "the interpreter '/nonexistent/pgas-interpreter' named by its #! line");
-    unlink(path);
+    unlink(file.c_str());
   }
 }
 

@@ -159,10 +159,14 @@ struct is_sptr_to : std::false_type {};
 template <class T, std::size_t B>
 struct is_sptr_to<T, sptr<T, B>> : std::true_type {};
 /// What an operation of atomic_domain<T> takes as its target: a pgas::sptr<T, B> or a T&
-/// (never a temporary, a const element or another type).
+/// (never a temporary, a const element or another type). A plain T* (UPC's &A[i] ported as
+/// is) is let through only to stop the compile with a hint (atomic_domain::address).
 template <class Target, class T>
 concept atomic_target =
-    std::is_same_v<Target, T&> || is_sptr_to<T, std::remove_cvref_t<Target>>::value;
+    std::is_same_v<Target, T&> || is_sptr_to<T, std::remove_cvref_t<Target>>::value ||
+    std::is_same_v<std::remove_cvref_t<Target>, T*>;
+template <class P>
+inline constexpr bool atomic_plain_pointer_target = false;
 }  // namespace detail
 
 /// UPC upc_all_atomicdomain_alloc. Collective: every thread passes the same arguments and gets
@@ -350,6 +354,12 @@ class atomic_domain {
   }
   static T* address(T& r) noexcept {
     return &r;
+  }
+  static T* address(T* const&) noexcept {
+    static_assert(detail::atomic_plain_pointer_target<T>,
+                  "pgas::atomic_domain: the target is a plain pointer: in pgas, &A[i] is the "
+                  "element's plain T*; pass A.ptr(i) (a pgas::sptr) or the element A[i] itself");
+    return nullptr;
   }
 
   T run(atomic_op op, T* target, T a, atomic_order o, const std::source_location& where,

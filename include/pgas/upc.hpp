@@ -80,8 +80,10 @@
 //     UPC call.
 //   * Errors: those of the pgas call, reported at the UPC call's file:line; and, here, a
 //     collective given an operation it does not know, an atomic domain given an unknown type
-//     or hint or an operation of the collectives, and upc_all_free of a pointer upc_all_alloc
-//     or upc_global_alloc did not return (misuse, pgas/error.hpp).
+//     or hint or an operation of the collectives, upc_atomic_strict/relaxed on a typed
+//     pointer-to-shared to another type than the domain's (a target passed as `shared void *`
+//     is not checked), and upc_all_free of a pointer upc_all_alloc or upc_global_alloc did not
+//     return (misuse, pgas/error.hpp).
 //   * Outside a job: as the pgas calls (most throw pgas::usage_error; so does the statement
 //     `upc_barrier;`, from the end of the statement).
 //   * Memory ordering and thread safety: those of the pgas calls. upc_free and upc_all_free
@@ -153,6 +155,59 @@ inline constexpr bool plain_pointer_argument = false;
 /// (nullptr, 0, NULL, {}), and stops a plain pointer at compile time with a hint: in pgas,
 /// `&A[i]` is the element's plain T*, not its pointer-to-shared. (Unlike the old plain
 /// pgas::sptr parameters, the functions' addresses have these parameter types.)
+/// What a pointer-to-shared argument pointed to before it became a `shared void *`, for the
+/// functions that need the element's type (the atomics check it against their domain's).
+struct element_type_info {
+  std::size_t size = 0;  // 0: unknown (a shared void *, or nothing typed was passed)
+  char kind = 0;         // 's' signed integer, 'u' unsigned integer, 'f' floating, 'o' other
+  const char* name = "";
+};
+
+template <class T>
+constexpr element_type_info element_type_of() noexcept {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_void_v<U>) {
+    return {};
+  } else {
+    const char kind = std::is_floating_point_v<U> ? 'f'
+                      : std::is_integral_v<U>     ? (std::is_signed_v<U> ? 's' : 'u')
+                                                  : 'o';
+    const char* name = std::is_same_v<U, int>                  ? "int"
+                       : std::is_same_v<U, unsigned>           ? "unsigned int"
+                       : std::is_same_v<U, long>               ? "long"
+                       : std::is_same_v<U, unsigned long>      ? "unsigned long"
+                       : std::is_same_v<U, long long>          ? "long long"
+                       : std::is_same_v<U, unsigned long long> ? "unsigned long long"
+                       : std::is_same_v<U, short>              ? "short"
+                       : std::is_same_v<U, unsigned short>     ? "unsigned short"
+                       : std::is_same_v<U, char>               ? "char"
+                       : std::is_same_v<U, signed char>        ? "signed char"
+                       : std::is_same_v<U, unsigned char>      ? "unsigned char"
+                       : std::is_same_v<U, float>              ? "float"
+                       : std::is_same_v<U, double>             ? "double"
+                       : std::is_same_v<U, long double>        ? "long double"
+                                                               : "an element";
+    return {sizeof(U), kind, name};
+  }
+}
+
+// The element type behind an argument: a pgas::sptr<T, B>, or an object whose `pointer` type
+// is one (a static_array, a shared_array).
+template <class P>
+constexpr element_type_info shared_arg_element() noexcept {
+  if constexpr (requires { typename P::element_type; } && is_sptr<P>::value) {
+    return element_type_of<typename P::element_type>();
+  } else if constexpr (requires { typename P::pointer::element_type; }) {
+    if constexpr (is_sptr<typename P::pointer>::value) {
+      return element_type_of<typename P::pointer::element_type>();
+    } else {
+      return {};
+    }
+  } else {
+    return {};
+  }
+}
+
 template <class V>
 class upc_shared_arg {
  public:
@@ -161,7 +216,8 @@ class upc_shared_arg {
   template <class U>
   requires std::convertible_to<U, pgas::sptr<V>> &&
       (!std::is_pointer_v<std::remove_cvref_t<U>>)upc_shared_arg(U&& u)
-      : p_(std::forward<U>(u)) {}  // NOLINT: implicit, as UPC's conversion
+      : p_(std::forward<U>(u)),
+        element_(shared_arg_element<std::remove_cvref_t<U>>()) {}  // NOLINT: implicit
   template <class T>
   upc_shared_arg(T*) {  // NOLINT
     static_assert(plain_pointer_argument<T*>,
@@ -171,10 +227,63 @@ class upc_shared_arg {
                   "pgas::sptr");
   }
   operator pgas::sptr<V>() const noexcept { return p_; }  // NOLINT
+  /// The element type the argument pointed to, when it was typed.
+  element_type_info element() const noexcept { return element_; }
 
  private:
   pgas::sptr<V> p_{};
+  element_type_info element_{};
 };
+
+/// upc_atomic_strict/relaxed's target must point to the domain's type (UPC 1.3 §7.4.2): a typed
+/// pointer-to-shared to another type (a UPC_INT domain on a `shared long`) is misuse naming
+/// both. A target passed as `shared void *`, and a null or freed domain (reported by the
+/// operation), are not checked here.
+inline void atomic_check_target_type(const pgas::atomicdomain* d, element_type_info t,
+                                     const char* call, const std::source_location& where) {
+  if (t.size == 0 || d == nullptr || d->ops_.load(std::memory_order_relaxed) == 0) return;
+  struct domain_type {
+    std::size_t size;
+    char kind;
+    const char* name;
+  };
+  const auto [size, kind, name] = [&]() -> domain_type {
+    switch (d->type_) {
+      case atomic_type::int_:
+        return {sizeof(int), 's', "int (UPC_INT)"};
+      case atomic_type::uint_:
+        return {sizeof(unsigned), 'u', "unsigned int (UPC_UINT)"};
+      case atomic_type::long_:
+        return {sizeof(long), 's', "long (UPC_LONG)"};
+      case atomic_type::ulong_:
+        return {sizeof(unsigned long), 'u', "unsigned long (UPC_ULONG)"};
+      case atomic_type::int32:
+        return {4, 's', "int32_t (UPC_INT32)"};
+      case atomic_type::uint32:
+        return {4, 'u', "uint32_t (UPC_UINT32)"};
+      case atomic_type::int64:
+        return {8, 's', "int64_t (UPC_INT64)"};
+      case atomic_type::uint64:
+        return {8, 'u', "uint64_t (UPC_UINT64)"};
+      case atomic_type::float_:
+        return {sizeof(float), 'f', "float (UPC_FLOAT)"};
+      case atomic_type::double_:
+        break;
+    }
+    return {sizeof(double), 'f', "double (UPC_DOUBLE)"};
+  }();
+  if (t.size == size && t.kind == kind) return;
+  misuse(std::string(call) + ": the target points to " +
+             (t.kind == 'o'
+                  ? std::string("an element of ") + std::to_string(t.size) + " bytes"
+                  : std::string(std::string_view("aeiou").find(t.name[0]) != std::string_view::npos
+                                    ? "an "
+                                    : "a ") +
+                        t.name) +
+             ", not to the domain's type " + name +
+             ": UPC requires the target to have the domain's type",
+         where);
+}
 
 }  // namespace pgas::detail
 
@@ -569,6 +678,7 @@ inline void upc_atomic_strict(upc_atomicdomain_t* domain, void* fetch_ptr, upc_o
                               const void* operand2,
                               std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_atomic_strict", "pgas::atomic_strict");
+  pgas::detail::atomic_check_target_type(domain, target.element(), "upc_atomic_strict", where);
   pgas::atomic_strict(domain, fetch_ptr, pgas::detail::upc_atomic_op(op, where), target, operand1,
                       operand2, where);
 }
@@ -578,6 +688,7 @@ inline void upc_atomic_relaxed(upc_atomicdomain_t* domain, void* fetch_ptr, upc_
                                const void* operand2,
                                std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_atomic_relaxed", "pgas::atomic_relaxed");
+  pgas::detail::atomic_check_target_type(domain, target.element(), "upc_atomic_relaxed", where);
   pgas::atomic_relaxed(domain, fetch_ptr, pgas::detail::upc_atomic_op(op, where), target, operand1,
                        operand2, where);
 }

@@ -1683,7 +1683,13 @@ TEST_CASE("upc_misuse: misuse through <pgas/upc.hpp> names the UPC call", "[faul
         upc_case{"notify_collective", -1, "upc_all_reduceI called between upc_notify at "},
         upc_case{"notify_barrier", 1, "upc_barrier called between upc_notify at "},
         upc_case{"wait_id", 1, "upc_wait 2 does not match upc_notify 1 at "},
-        upc_case{"all_lock_free_held", -1, "upc_all_lock_free on a lock held by thread 1"}}) {
+        upc_case{"all_lock_free_held", -1, "upc_all_lock_free on a lock held by thread 1"},
+        upc_case{"atomic_size", 1,
+                 "upc_atomic_relaxed: the target points to a long, not to the domain's type int "
+                 "(UPC_INT): UPC requires the target to have the domain's type"},
+        upc_case{"atomic_kind", 1,
+                 "upc_atomic_strict: the target points to a long, not to the domain's type "
+                 "double (UPC_DOUBLE)"}}) {
     const int line = line_of("upc_misuse", std::string("@upc:") + c.mode);
     for (int n : {2, 3}) {
       const result r = launch_program(n, "upc_misuse", {c.mode});

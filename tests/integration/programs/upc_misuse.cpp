@@ -9,8 +9,9 @@
 // lock no thread holds), nb_null (thread 1 starts upc_memget_nb from the null
 // pointer-to-shared), notify_collective (a UPC collective between upc_notify and upc_wait),
 // notify_barrier (thread 1's upc_barrier there), wait_id (thread 1's upc_wait(2) after
-// upc_notify(1)) or all_lock_free_held (upc_all_lock_free of a lock thread 1 holds): reports
-// name the UPC statements as written.
+// upc_notify(1)), all_lock_free_held (upc_all_lock_free of a lock thread 1 holds): reports
+// name the UPC statements as written; atomic_size and atomic_kind (thread 1's UPC atomic on a
+// `shared long` through a UPC_INT or UPC_DOUBLE domain).
 // The job must end with status 1 naming the call at the MODE's marker.
 #include <string>
 
@@ -68,6 +69,19 @@ int main(int argc, char** argv) {
       if (MYTHREAD == 1) upc_lock(held);
       upc_barrier;
       upc_all_lock_free(held);  // @upc:all_lock_free_held
+    } else if (mode == "atomic_size" || mode == "atomic_kind") {
+      pgas::shared_array<long, 1, 1> counters({static_cast<std::size_t>(THREADS)});
+      upc_atomicdomain_t* d =
+          upc_all_atomicdomain_alloc(mode == "atomic_size" ? UPC_INT : UPC_DOUBLE, UPC_INC, 0);
+      if (MYTHREAD == 1 && mode == "atomic_size") {
+        upc_atomic_relaxed(d, nullptr, UPC_INC, counters.ptr(0), nullptr,  // @upc:atomic_size
+                           nullptr);
+      } else if (MYTHREAD == 1) {
+        upc_atomic_strict(d, nullptr, UPC_INC, counters.ptr(0), nullptr,  // @upc:atomic_kind
+                          nullptr);
+      }
+      upc_barrier;
+      upc_all_atomicdomain_free(d);
     } else if (mode == "nb_null") {
       if (MYTHREAD == 1) {
         int x = 0;

@@ -168,12 +168,18 @@ void forall_over_pointer(I lo, I hi, unsigned long long k, const P& p, F& body) 
   // Runs first, first + k, ... below end: counted in 64 bits, so that the body's loop keeps a
   // plain induction variable (vectorisable), the values made in I's unsigned type.
   using U = std::make_unsigned_t<I>;
-  const auto run = [&](wide first, wide end) {
+  const auto run = [&]<class W>(W first, W end) {
     if (first >= end) return;
-    const auto count = static_cast<unsigned long long>((end - first - 1) / step + 1);
     const auto base = static_cast<U>(static_cast<I>(first));
-    for (unsigned long long m = 0; m < count; ++m)
-      body(static_cast<I>(static_cast<U>(base + m * k)));
+    if (k == 1) {
+      const auto count = static_cast<unsigned long long>(end - first);
+      for (unsigned long long m = 0; m < count; ++m)
+        body(static_cast<I>(static_cast<U>(base + m)));
+    } else {
+      const auto count = static_cast<unsigned long long>((end - first - 1) / static_cast<W>(k) + 1);
+      for (unsigned long long m = 0; m < count; ++m)
+        body(static_cast<I>(static_cast<U>(base + m * k)));
+    }
   };
   const int me = mythread();
   if (forall_depth > 1) {
@@ -187,13 +193,30 @@ void forall_over_pointer(I lo, I hi, unsigned long long k, const P& p, F& body) 
   }
   const wide n = threads(), phase = p.phase();
   const auto floor_div = [](wide a, wide b) { return a / b - (a % b != 0 && a < 0 ? 1 : 0); };
-  const wide g_first = floor_div(phase + l, block), g_last = floor_div(phase + h - 1, block);
+  const wide g_first = floor_div(phase + l, block);
   const wide skip = ((me - p.thread() - g_first) % n + n) % n;  // to this thread's first block
-  for (wide g = g_first + skip; g <= g_last; g += n) {
-    const wide b = g * block - phase > l ? g * block - phase : l;
-    const wide e = (g + 1) * block - phase < h ? (g + 1) * block - phase : h;
-    const wide r = (b - l) % step;  // the loop's first iteration at or after b
-    run(r == 0 ? b : b + (step - r), e);
+  // Block g holds i in [g B - phase, (g + 1) B - phase); this thread's are every n-th. The
+  // walk runs in 64 bits when nothing it adds can pass 2^63 (any real array), else in 128.
+  const wide first_start = (g_first + skip) * block - phase, stride = n * block;
+  const auto walk = [&]<class W>(W) {
+    const W lw = static_cast<W>(l), hw = static_cast<W>(h), bw = static_cast<W>(block);
+    const W sw = static_cast<W>(stride), kw = static_cast<W>(step);
+    for (W start = static_cast<W>(first_start); start < hw; start += sw) {
+      const W b = start > lw ? start : lw;
+      const W e = start + bw < hw ? start + bw : hw;
+      if (k == 1) {
+        run(b, e);
+      } else {
+        const W r = (b - lw) % kw;  // the loop's first iteration at or after b
+        run(r == 0 ? b : b + (kw - r), e);
+      }
+    }
+  };
+  constexpr wide limit = wide{1} << 61;
+  if (l > -limit && h < limit && first_start > -limit && stride < limit && step < limit) {
+    walk(0LL);
+  } else {
+    walk(wide{0});
   }
 }
 

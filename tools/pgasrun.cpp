@@ -127,13 +127,15 @@ std::string find_program(const std::string& program, bool& exists) {
   return {};
 }
 
-// Exits with the 127 message when execvp() could not run `program`, so that "not found" and
-// "not executable" are told apart in one line before the exec replaces us.
 // When exec fails with ENOENT on a program that exists, the missing file is the interpreter
-// its #! line names: say so (the bare error reads as if the program were missing).
+// its #! line names (looked up as the exec found the program): say so, since the bare error
+// reads as if the program were missing; a #! line ending in a carriage return (a script saved
+// with DOS line endings) names an interpreter with a '\r' in it, which is said as such.
 std::string missing_interpreter(const std::string& program, int error) {
-  if (error != ENOENT) return "";
-  std::FILE* f = std::fopen(program.c_str(), "rb");
+  bool exists = false;
+  const std::string path = find_program(program, exists);
+  if (error != ENOENT || path.empty()) return "";
+  std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return "";
   char line[256] = {};
   const bool read = std::fgets(line, sizeof line, f) != nullptr;
@@ -141,10 +143,17 @@ std::string missing_interpreter(const std::string& program, int error) {
   if (!read || line[0] != '#' || line[1] != '!') return "";
   std::string interpreter(line + 2);
   interpreter.erase(0, interpreter.find_first_not_of(" \t"));
-  interpreter = interpreter.substr(0, interpreter.find_first_of(" \t\r\n"));
+  interpreter = interpreter.substr(0, interpreter.find_first_of(" \t\n"));
+  if (!interpreter.empty() && interpreter.back() == '\r') {
+    interpreter.pop_back();
+    return " (its #! line ends in a carriage return, so the interpreter it names is '" +
+           interpreter + "\\r', which does not exist: the script has DOS line endings)";
+  }
   return " (the interpreter '" + interpreter + "' named by its #! line was not found)";
 }
 
+// Exits with the 127 message when execvp() could not run `program`, so that "not found" and
+// "not executable" are told apart in one line before the exec replaces us.
 void check_program(const std::string& program) {
   bool exists = false;
   if (!find_program(program, exists).empty()) return;

@@ -133,18 +133,37 @@ concept forall_function = std::invocable<A&, I> && !forall_walkable<A>;
 template <class A, class I>
 concept forall_evaluated = forall_affinity<A, I> && !forall_walkable<A>;
 
+// An index of any integral type (char and bool included) as a 128-bit value, for comparisons
+// and text.
+__extension__ using forall_int128 = __int128;
+template <class I>
+forall_int128 forall_wide(I i) noexcept {
+  return static_cast<forall_int128>(i);
+}
+template <class I>
+std::string forall_text(I i) {
+  return std::is_signed_v<I> ? std::to_string(static_cast<long long>(i))
+                             : std::to_string(static_cast<unsigned long long>(i));
+}
+
+// Misuse (naming `where`) unless iteration i indexes array a.
+template <class Arr, class I>
+void forall_check_index(const Arr& a, I i, const std::source_location& where) {
+  if (forall_wide(i) < 0 || forall_wide(i) >= forall_wide(a.size())) {
+    misuse("pgas::forall: iteration " + forall_text(i) +
+               " with affinity &A[i] names no element of A (A.size() is " +
+               std::to_string(a.size()) + ")",
+           where);
+  }
+}
+
 // The thread that the affinity names for iteration i. An array's i must index it (misuse
 // otherwise, naming `where`).
 template <class A, class I>
 int forall_thread_of(A& affinity, I i, const std::source_location& where) {
   if constexpr (forall_array<A>) {
     const auto& a = forall_array_of(affinity);
-    if (std::cmp_less(i, 0) || std::cmp_greater_equal(i, a.size())) {
-      misuse("pgas::forall: iteration " + std::to_string(i) +
-                 " with affinity &A[i] names no element of A (A.size() is " +
-                 std::to_string(a.size()) + ")",
-             where);
-    }
+    forall_check_index(a, i, where);
     return a.ptr(static_cast<std::size_t>(i)).thread();
   } else if constexpr (forall_pointer<A>) {
     return (affinity + static_cast<std::ptrdiff_t>(i)).thread();
@@ -157,8 +176,9 @@ int forall_thread_of(A& affinity, I i, const std::source_location& where) {
 // p + i this thread owns, found block by block. Element p + i lies in block
 // g = floor((phase(p) + i) / B) counted from p's block, on thread (thread(p) + g) mod THREADS
 // (UPC's pointer arithmetic; B = 0, indefinite, keeps every element on p's thread), so this
-// thread's blocks are every THREADS-th g, each one run [g B - phase, (g + 1) B - phase).
-// 128-bit arithmetic: no index of any 64-bit type overflows.
+// thread's blocks are every THREADS-th g, each one run [g B - phase, (g + 1) B - phase) (or,
+// for a step longer than THREADS blocks, each iteration's g computed: the cheaper count).
+// 128-bit arithmetic where 64 bits could overflow: no index of any 64-bit type does.
 template <class I, class P, class F>
 void forall_over_pointer(I lo, I hi, unsigned long long k, const P& p, F& body) {
   __extension__ using wide = __int128;
@@ -201,6 +221,18 @@ void forall_over_pointer(I lo, I hi, unsigned long long k, const P& p, F& body) 
   const auto walk = [&]<class W>(W) {
     const W lw = static_cast<W>(l), hw = static_cast<W>(h), bw = static_cast<W>(block);
     const W sw = static_cast<W>(stride), kw = static_cast<W>(step);
+    if (kw > sw) {
+      // A step longer than a round of blocks: fewer iterations than this thread's blocks, so
+      // each iteration's thread is computed instead (one division each).
+      const W pw = static_cast<W>(phase), nw = static_cast<W>(n);
+      const W from = static_cast<W>(p.thread());
+      for (W i = lw; i < hw; i += kw) {
+        const W q = pw + i;
+        const W g = q / bw - (q % bw != 0 && q < 0 ? 1 : 0);
+        if (((from + g) % nw + nw) % nw == me) body(static_cast<I>(i));
+      }
+      return;
+    }
     for (W start = static_cast<W>(first_start); start < hw; start += sw) {
       const W b = start > lw ? start : lw;
       const W e = start + bw < hw ? start + bw : hw;
@@ -225,8 +257,8 @@ void forall_over_pointer(I lo, I hi, unsigned long long k, const P& p, F& body) 
 template <class I, class Arr, class F>
 void forall_over_array(I lo, I hi, unsigned long long k, const Arr& a, F& body,
                        const std::source_location& where) {
-  if (lo < hi && (std::cmp_less(lo, 0) || std::cmp_greater(hi, a.size()))) {
-    misuse("pgas::forall: iterations [" + std::to_string(lo) + ", " + std::to_string(hi) +
+  if (lo < hi && (forall_wide(lo) < 0 || forall_wide(hi) > forall_wide(a.size()))) {
+    misuse("pgas::forall: iterations [" + forall_text(lo) + ", " + forall_text(hi) +
                ") with affinity &A[i] name no element of A for i outside [0, " +
                std::to_string(a.size()) + ") (A.size())",
            where);
@@ -256,7 +288,12 @@ void forall_each(Loop&& loop, A& affinity, F& body, const std::source_location& 
     const bool all = forall_depth > 1;
     const int me = mythread();
     loop([&](auto i) {
-      if (all || forall_thread_of(affinity, i, where) == me) body(i);
+      if (!all) {
+        if (forall_thread_of(affinity, i, where) == me) body(i);
+      } else {
+        if constexpr (forall_array<A>) forall_check_index(forall_array_of(affinity), i, where);
+        body(i);
+      }
     });
   }
 }

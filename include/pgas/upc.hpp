@@ -149,18 +149,12 @@ namespace pgas::detail {
 template <class T>
 inline constexpr bool plain_pointer_argument = false;
 
-/// A parameter that UPC declares a pointer-to-shared (the frees', bulk copies', collectives',
-/// atomics'): it takes whatever converts to pgas::sptr<V> (a pgas::sptr, a static_array, a
-/// static_scalar's &x, a shared_alloc, what upc_all_alloc returns) and a null pointer constant
-/// (nullptr, 0, NULL, {}), and stops a plain pointer at compile time with a hint: in pgas,
-/// `&A[i]` is the element's plain T*, not its pointer-to-shared. (Unlike the old plain
-/// pgas::sptr parameters, the functions' addresses have these parameter types.)
 /// What a pointer-to-shared argument pointed to before it became a `shared void *`, for the
 /// functions that need the element's type (the atomics check it against their domain's).
 struct element_type_info {
-  std::size_t size = 0;  // 0: unknown (a shared void *, or nothing typed was passed)
-  char kind = 0;         // 's' signed integer, 'u' unsigned integer, 'f' floating, 'o' other
-  const char* name = "";
+  std::size_t size = 0;        // 0: unknown (a shared void *, or nothing typed was passed)
+  char kind = 0;               // 's' signed integer, 'u' unsigned integer, 'f' floating, 'o' other
+  const char* name = nullptr;  // the type's name, for the common ones
 };
 
 template <class T>
@@ -186,13 +180,13 @@ constexpr element_type_info element_type_of() noexcept {
                        : std::is_same_v<U, float>              ? "float"
                        : std::is_same_v<U, double>             ? "double"
                        : std::is_same_v<U, long double>        ? "long double"
-                                                               : "an element";
+                                                               : nullptr;
     return {sizeof(U), kind, name};
   }
 }
 
 // The element type behind an argument: a pgas::sptr<T, B>, or an object whose `pointer` type
-// is one (a static_array, a shared_array).
+// is one (a static_array).
 template <class P>
 constexpr element_type_info shared_arg_element() noexcept {
   if constexpr (requires { typename P::element_type; } && is_sptr<P>::value) {
@@ -208,6 +202,12 @@ constexpr element_type_info shared_arg_element() noexcept {
   }
 }
 
+/// A parameter that UPC declares a pointer-to-shared (the frees', bulk copies', collectives',
+/// atomics'): it takes whatever converts to pgas::sptr<V> (a pgas::sptr, a static_array, a
+/// static_scalar's &x, a shared_alloc, what upc_all_alloc returns) and a null pointer constant
+/// (nullptr, 0, NULL, {}), and stops a plain pointer at compile time with a hint: in pgas,
+/// `&A[i]` is the element's plain T*, not its pointer-to-shared. (Unlike the old plain
+/// pgas::sptr parameters, the functions' addresses have these parameter types.)
 template <class V>
 class upc_shared_arg {
  public:
@@ -274,7 +274,7 @@ inline void atomic_check_target_type(const pgas::atomicdomain* d, element_type_i
   }();
   if (t.size == size && t.kind == kind) return;
   misuse(std::string(call) + ": the target points to " +
-             (t.kind == 'o'
+             (t.name == nullptr
                   ? std::string("an element of ") + std::to_string(t.size) + " bytes"
                   : std::string(std::string_view("aeiou").find(t.name[0]) != std::string_view::npos
                                     ? "an "

@@ -504,11 +504,15 @@ namespace {
                    where);
   }
   if (has_id && me.notify_has_id && id != me.notify_id) {
-    const bool upc = std::string_view(me.notify_name).starts_with("upc_");
-    detail::misuse(upc ? fmt::format("upc_wait {} does not match upc_notify {} at {}:{}", id,
-                                     me.notify_id, me.notify_file, me.notify_line)
-                       : fmt::format("pgas::wait({}) does not match pgas::notify({}) at {}:{}", id,
-                                     me.notify_id, me.notify_file, me.notify_line),
+    const bool upc_wait = std::string_view(detail::shown_name("pgas::wait")) == "upc_wait";
+    const bool upc_notify = std::string_view(me.notify_name).starts_with("upc_");
+    const std::string wait_text =
+        upc_wait ? fmt::format("upc_wait {}", id) : fmt::format("pgas::wait({})", id);
+    const std::string notify_text = upc_notify
+                                        ? fmt::format("{} {}", me.notify_name, me.notify_id)
+                                        : fmt::format("{}({})", me.notify_name, me.notify_id);
+    detail::misuse(fmt::format("{} does not match {} at {}:{}", wait_text, notify_text,
+                               me.notify_file, me.notify_line),
                    where);
   }
   me.notified = false;

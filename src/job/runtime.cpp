@@ -262,13 +262,11 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   detail::static_objects_job_end();
   detail::watchdog_stop();
   detail::faults_uninstall();
-  // The reports go to stderr after what the program wrote during the job, which may still sit
-  // in stdout's buffer (a file or pipe is fully buffered): flush it first, so that a run with
-  // both streams in one file reads in order.
-  if (j->report_memory || j->report_tables) {
-    std::cout.flush();
-    std::fflush(nullptr);
-  }
+  // The end-of-job reports and warnings go to stderr after what the program wrote during the
+  // job, which may still sit in stdout's buffer (a file or pipe is fully buffered): flush it
+  // first, so that a run with both streams in one file reads in order.
+  std::cout.flush();
+  std::fflush(nullptr);
   if (j->report_memory) detail::os_write_stderr(detail::space_report());
   for (auto* hook : detail::end_hooks())
     hook(*j);

@@ -1163,6 +1163,11 @@ TEST_CASE("pgasrun: a program that cannot be run exits 127", "[pgasrun]") {
     require_usage_error({"-n", "2", file}, 127, file.substr(file.rfind('/') + 1));
     unlink(file.c_str());
   }
+  SECTION("a script with DOS line endings") {
+    const std::string file = temp_file("#!/bin/sh\r\necho hi\r\n", 0755);
+    require_usage_error({"-n", "2", file}, 127, "its #! line ends in a carriage return");
+    unlink(file.c_str());
+  }
   SECTION("a script whose interpreter is missing") {
     const std::string file = temp_file("#!/nonexistent/pgas-interpreter -x\necho hi\n", 0755);
     require_usage_error({"-n", "2", file}, 127,
@@ -1314,6 +1319,7 @@ TEST_CASE(
           {"step_zero", {"step(0)", "at least 1"}, 1},
           {"forall_past_array", {"[0, 13)", "name no element of A", "A.size()"}, 1},
           {"forall_general_past_array", {"iteration 12", "names no element of A", "is 12"}, 1},
+          {"forall_nested_past_array", {"iteration 12", "names no element of A", "is 12"}, 1},
       });
 }
 
@@ -1687,6 +1693,10 @@ TEST_CASE("upc_misuse: misuse through <pgas/upc.hpp> names the UPC call", "[faul
         upc_case{"atomic_size", 1,
                  "upc_atomic_relaxed: the target points to a long, not to the domain's type int "
                  "(UPC_INT): UPC requires the target to have the domain's type"},
+        upc_case{"mixed_wait", 1, "pgas::wait(2) does not match upc_notify 1 at "},
+        upc_case{"atomic_unnamed", 1,
+                 "upc_atomic_relaxed: the target points to an element of 2 bytes, not to the "
+                 "domain's type unsigned int (UPC_UINT)"},
         upc_case{"atomic_kind", 1,
                  "upc_atomic_strict: the target points to a long, not to the domain's type "
                  "double (UPC_DOUBLE)"}}) {

@@ -9,10 +9,11 @@
 // lock no thread holds), nb_null (thread 1 starts upc_memget_nb from the null
 // pointer-to-shared), notify_collective (a UPC collective between upc_notify and upc_wait),
 // notify_barrier (thread 1's upc_barrier there), wait_id (thread 1's upc_wait(2) after
-// upc_notify(1)), all_lock_free_held (upc_all_lock_free of a lock thread 1 holds): reports
-// name the UPC statements as written; atomic_size and atomic_kind (thread 1's UPC atomic on a
-// `shared long` through a UPC_INT or UPC_DOUBLE domain).
-// The job must end with status 1 naming the call at the MODE's marker.
+// upc_notify(1)), mixed_wait (pgas::wait(2) after upc_notify(1)), all_lock_free_held
+// (upc_all_lock_free of a lock thread 1 holds): reports name the UPC statements as written;
+// atomic_size and atomic_kind (thread 1's UPC atomic on a `shared long` through a UPC_INT or
+// UPC_DOUBLE domain), atomic_unnamed (on a char16_t through UPC_UINT). The job must end with status
+// 1 naming the call at the MODE's marker.
 #include <string>
 
 #include <pgas/upc.hpp>
@@ -64,6 +65,22 @@ int main(int argc, char** argv) {
       } else {
         upc_wait(1);
       }
+    } else if (mode == "mixed_wait") {
+      upc_notify(1);
+      if (MYTHREAD == 1) {
+        pgas::wait(2);  // @upc:mixed_wait
+      } else {
+        upc_wait(1);
+      }
+    } else if (mode == "atomic_unnamed") {
+      pgas::shared_array<char16_t, 1, 1> units({static_cast<std::size_t>(THREADS)});
+      upc_atomicdomain_t* d = upc_all_atomicdomain_alloc(UPC_UINT, UPC_INC, 0);
+      if (MYTHREAD == 1) {
+        upc_atomic_relaxed(d, nullptr, UPC_INC, units.ptr(0), nullptr,  // @upc:atomic_unnamed
+                           nullptr);
+      }
+      upc_barrier;
+      upc_all_atomicdomain_free(d);
     } else if (mode == "all_lock_free_held") {
       upc_lock_t* held = upc_all_lock_alloc();
       if (MYTHREAD == 1) upc_lock(held);

@@ -684,6 +684,33 @@ TEST_CASE("forall with a pointer affinity: the iterations of p + i at any thread
         pointer_affinity_cases(cyclic.ptr(start), f);   // block 1
         pointer_affinity_cases(indefinite.ptr(start), f);
       }
+      // A step longer than a round of blocks, over the whole range of long: each thread
+      // computes the thread of each iteration (the block walk would visit 2^62 blocks).
+      {
+        const auto q = cyclic.ptr(2);  // block 1, thread 2 mod THREADS, phase 0
+        const long big = std::numeric_limits<long>::max();
+        std::vector<long> got;
+        pgas::forall(0L, big, pgas::step(big / 4), q, [&](long i) { got.push_back(i); });
+        std::vector<long> want;
+        for (unsigned long long i = 0; i < static_cast<unsigned long long>(big); i += big / 4) {
+          if ((static_cast<unsigned long long>(q.thread()) + i) %
+                  static_cast<unsigned long long>(pgas::threads()) ==
+              static_cast<unsigned long long>(pgas::mythread()))
+            want.push_back(static_cast<long>(i));
+        }
+        EXPECT(f, got == want, "step LONG_MAX/4: " << got.size() << " iterations");
+      }
+      // A char index with an array affinity.
+      {
+        std::vector<int> got;
+        pgas::forall(static_cast<char>(0), static_cast<char>(12), blocked,
+                     [&](char i) { got.push_back(i); });
+        std::vector<int> want;
+        for (int i = 0; i < 12; ++i)
+          if (blocked.ptr(static_cast<std::size_t>(i)).thread() == pgas::mythread())
+            want.push_back(i);
+        EXPECT(f, got == want, "char index: " << got.size() << " iterations");
+      }
       // An unsigned index type.
       std::vector<unsigned> uends;
       pgas::forall(0u, 30u, pgas::step(4), cyclic.ptr(2), [&](unsigned i) { uends.push_back(i); });

@@ -30,10 +30,11 @@
 // elements costs each thread about N / THREADS steps instead of N (at a thousand threads, a
 // thousand times fewer). An array's iterations must name its elements: lo >= 0 and
 // hi <= A.size() when lo < hi, misuse otherwise (UPC leaves &A[i] past the array undefined);
-// a pointer's are not checked (p + i follows UPC's arithmetic for any i, negative too). In
-// the general form they are evaluated per iteration, and an array's iteration outside it is
-// misuse there too. (Any other callable affinity is called
-// as a function; an array is never taken for one.)
+// a pointer's are not checked (the thread of p + i is UPC's formula for any i, negative too;
+// outside the object pointed into, UPC leaves p + i undefined). In the general form they are
+// evaluated per iteration, and an array's iteration outside it is misuse there too. (Any
+// other callable affinity is called as a function; an array is never taken for one: for an
+// array of owners, write [&](auto i) { return owners(i); }.)
 //
 // Iterations. lo and hi have one integer type, the index's (`0L` for a long hi: a compile
 // error says so otherwise). forall(lo, hi, …) runs i = lo, lo + 1, … below hi; forall(lo, hi,

@@ -449,7 +449,43 @@ void forall(I first, C&& cond, N&& next, A&& affinity, F&& body,
 namespace detail {
 template <class L>
 inline constexpr bool forall_bounds_differ = false;
+
+// Affinities that look like an array or pointer but cannot be walked: a shared array of more
+// than one dimension, and the generic pointer-to-shared (no element size, so no p + i).
+template <class A>
+concept forall_multi_dim_array = requires(const std::remove_cvref_t<A>& a) {
+  forall_array_of(a).my_chunks();
+  requires std::remove_cvref_t<decltype(forall_array_of(a))>::rank != 1;
+};
+template <class A>
+concept forall_void_pointer = is_sptr<std::remove_cvref_t<A>>::value && !requires {
+  typename std::remove_cvref_t<A>::element_type;
+};
+template <class A>
+concept forall_unwalkable = forall_multi_dim_array<A> || forall_void_pointer<A>;
+
+template <class A>
+void forall_reject() {
+  static_assert(!forall_multi_dim_array<A>,
+                "pgas::forall: an array of more than one dimension is not an affinity (UPC's "
+                "&M[i][j] needs every index): write [&](auto l) { return M.ptr(l / cols, l % "
+                "cols); }, or loop over M.my_range()");
+  static_assert(!forall_void_pointer<A>,
+                "pgas::forall: a pgas::sptr<void> (shared void *) has no element type, so it "
+                "has no p + i: cast it to a typed pointer-to-shared");
+}
 }  // namespace detail
+
+/// A multi-dimensional array or a pgas::sptr<void> as the affinity: stops the compile saying
+/// what to write instead.
+template <std::integral I, detail::forall_unwalkable A, class F>
+void forall(I, I, const A&, F&&) {
+  detail::forall_reject<A>();
+}
+template <std::integral I, detail::forall_unwalkable A, class F>
+void forall(I, I, step, const A&, F&&) {
+  detail::forall_reject<A>();
+}
 
 /// lo and hi of two integer types (`pgas::forall(0, n, …)` with a long n): the loop index has
 /// one type, so this stops the compile saying what to write instead of listing every form.

@@ -6,6 +6,7 @@
 //   pgas::strict_store(p, 1);               // the same through a pointer-to-shared
 //   int y = pgas::strict_load(p);
 //   pgas::strict(flag) = 1;                 // a shared scalar (pgas::static_scalar<int> flag)
+//   pgas::strict(count) += 2;               // a strict load, then a strict store (as UPC's)
 //
 // Relaxed is the default. Every other shared access of pgas — *p, p[n], A(i, j), bulk copies —
 // is relaxed: it compiles to an ordinary C++ load or store of the element, with exactly the
@@ -125,6 +126,60 @@ class strict_ref {
   const strict_ref& operator=(const strict_ref& o) const noexcept requires(!std::is_const_v<T>) {
     strict_store(*x_, o.load());
     return *this;
+  }
+
+  /// UPC's compound assignments and increments on a strict object: a strict load, the
+  /// operation, then a strict store (two strict accesses, as in UPC: not one atomic step; use
+  /// pgas/atomic.hpp for that). Each returns the view; the postfix forms the old value.
+#define PGASI_STRICT_COMPOUND(OP)                                           \
+  template <class U>                                                        \
+  const strict_ref& operator OP(const U& v) const noexcept requires(        \
+      !std::is_const_v<T> && requires(std::remove_cv_t<T> t) { t OP v; }) { \
+    std::remove_cv_t<T> t = load();                                         \
+    t OP v;                                                                 \
+    strict_store(*x_, t);                                                   \
+    return *this;                                                           \
+  }
+  PGASI_STRICT_COMPOUND(+=)
+  PGASI_STRICT_COMPOUND(-=)
+  PGASI_STRICT_COMPOUND(*=)
+  PGASI_STRICT_COMPOUND(/=)
+  PGASI_STRICT_COMPOUND(%=)
+  PGASI_STRICT_COMPOUND(&=)
+  PGASI_STRICT_COMPOUND(|=)
+  PGASI_STRICT_COMPOUND(^=)
+  PGASI_STRICT_COMPOUND(<<=)
+  PGASI_STRICT_COMPOUND(>>=)
+#undef PGASI_STRICT_COMPOUND
+  const strict_ref& operator++() const noexcept
+      requires(!std::is_const_v<T> && requires(std::remove_cv_t<T> t) { ++t; }) {
+    std::remove_cv_t<T> t = load();
+    ++t;
+    strict_store(*x_, t);
+    return *this;
+  }
+  const strict_ref& operator--() const noexcept
+      requires(!std::is_const_v<T> && requires(std::remove_cv_t<T> t) { --t; }) {
+    std::remove_cv_t<T> t = load();
+    --t;
+    strict_store(*x_, t);
+    return *this;
+  }
+  std::remove_cv_t<T> operator++(int) const noexcept
+      requires(!std::is_const_v<T> && requires(std::remove_cv_t<T> t) { t++; }) {
+    std::remove_cv_t<T> t = load();
+    const std::remove_cv_t<T> old = t;
+    ++t;
+    strict_store(*x_, t);
+    return old;
+  }
+  std::remove_cv_t<T> operator--(int) const noexcept
+      requires(!std::is_const_v<T> && requires(std::remove_cv_t<T> t) { t--; }) {
+    std::remove_cv_t<T> t = load();
+    const std::remove_cv_t<T> old = t;
+    --t;
+    strict_store(*x_, t);
+    return old;
   }
 
  private:

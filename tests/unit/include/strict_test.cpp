@@ -95,8 +95,11 @@ TEST_CASE("strict accesses to a shared scalar: pgas::strict(x) as UPC's strict s
           "[strict]") {
   const int rc = pgas::run(test_job(2), 0, nullptr, [] {
     if (pgas::mythread() == 0) {
-      pgas::strict(ready) = 41;
-      pgas::strict(ready) = pgas::strict(ready) + 1;
+      pgas::strict(ready) = 40;
+      pgas::strict(ready) += 3;  // UPC's compound assignment on a strict object
+      --pgas::strict(ready);
+      const int before = pgas::strict(ready)++;
+      pgas::strict(ready) -= before == 42 ? 1 : 100;
     }
     pgas::barrier();
     const int seen = pgas::strict(ready);
@@ -114,6 +117,15 @@ TEST_CASE("strict loads and stores of private and shared elements", "[strict]") 
   REQUIRE(copy == 5);
   pgas::strict_store(i, 7);
   REQUIRE(i == 7);
+  pgas::strict(i) *= 3;
+  pgas::strict(i) <<= 1;
+  pgas::strict(i) %= 8;
+  REQUIRE(i == 2);
+  REQUIRE(pgas::strict(i)-- == 2);
+  REQUIRE(i == 1);
+  double d = 1.5;
+  pgas::strict(d) /= 0.5;
+  REQUIRE(d == 3.0);
 
   pair16 p{1, 2};
   pgas::strict_store(p, pair16{3, 4});

@@ -74,6 +74,7 @@ PUBLIC = {
     "detail/sptr_word.hpp": "objects",
     "detail/table_index.hpp": "objects",
     "detail/upc_statement.hpp": "objects",
+    "detail/upc_arg.hpp": "objects",
     "pgas.hpp": "top",
 }
 

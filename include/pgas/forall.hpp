@@ -99,16 +99,22 @@ decltype(auto) forall_array_of(const X& a) {
   }
 }
 
-// A one-dimensional shared array (pgas::shared_array, pgas::static_array) as an affinity:
-// UPC's &A[i] (see "Array and pointer affinity" above).
+// A shared array (pgas::shared_array, pgas::static_array) passed as an affinity, and its rank.
 template <class A>
-concept forall_array = requires(const std::remove_cvref_t<A>& a) {
+concept forall_any_array = requires(const std::remove_cvref_t<A>& a) {
   forall_array_of(a).my_chunks();
   forall_array_of(a).begin_ptr();
   forall_array_of(a).size();
-  forall_array_of(a).ptr(std::size_t{0});
-  requires std::remove_cvref_t<decltype(forall_array_of(a))>::rank == 1;
 };
+template <class A>
+inline constexpr std::size_t forall_rank = std::remove_cvref_t<decltype(forall_array_of(
+    std::declval<const std::remove_cvref_t<A>&>()))>::rank;
+
+// A one-dimensional shared array as an affinity: UPC's &A[i] (see "Array and pointer affinity"
+// above).
+template <class A>
+concept forall_array = forall_any_array<A> && forall_rank<A>
+== 1;
 
 // A typed pointer-to-shared as an affinity: UPC's p + i (&p[i]) for a `shared [B] T *p`.
 template <class A>
@@ -213,7 +219,7 @@ void forall_over_pointer(I lo, I hi, unsigned long long k, const P& p, F& body) 
     return;
   }
   const wide n = threads(), phase = p.phase();
-  const auto floor_div = [](wide a, wide b) { return a / b - (a % b != 0 && a < 0 ? 1 : 0); };
+  const auto floor_div = [](auto a, auto b) { return a / b - (a % b != 0 && a < 0 ? 1 : 0); };
   const wide g_first = floor_div(phase + l, block);
   const wide skip = ((me - p.thread() - g_first) % n + n) % n;  // to this thread's first block
   // Block g holds i in [g B - phase, (g + 1) B - phase); this thread's are every n-th. The
@@ -228,8 +234,7 @@ void forall_over_pointer(I lo, I hi, unsigned long long k, const P& p, F& body) 
       const W pw = static_cast<W>(phase), nw = static_cast<W>(n);
       const W from = static_cast<W>(p.thread());
       for (W i = lw; i < hw; i += kw) {
-        const W q = pw + i;
-        const W g = q / bw - (q % bw != 0 && q < 0 ? 1 : 0);
+        const W g = floor_div(pw + i, bw);
         if (((from + g) % nw + nw) % nw == me) body(static_cast<I>(i));
       }
       return;
@@ -453,10 +458,8 @@ inline constexpr bool forall_bounds_differ = false;
 // Affinities that look like an array or pointer but cannot be walked: a shared array of more
 // than one dimension, and the generic pointer-to-shared (no element size, so no p + i).
 template <class A>
-concept forall_multi_dim_array = requires(const std::remove_cvref_t<A>& a) {
-  forall_array_of(a).my_chunks();
-  requires std::remove_cvref_t<decltype(forall_array_of(a))>::rank != 1;
-};
+concept forall_multi_dim_array = forall_any_array<A> && forall_rank<A>
+!= 1;
 template <class A>
 concept forall_void_pointer = is_sptr<std::remove_cvref_t<A>>::value && !requires {
   typename std::remove_cvref_t<A>::element_type;

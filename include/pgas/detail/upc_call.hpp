@@ -48,8 +48,11 @@ class upc_call_scope {
 /// maps to it is the caller, else `pgas_name` itself.
 inline const char* shown_name(const char* pgas_name) noexcept {
   const upc_call& c = current_upc_call();
-  return c.upc_name != nullptr && std::string_view(c.pgas_name) == pgas_name ? c.upc_name
-                                                                             : pgas_name;
+  // The pointers usually match (one string literal per name); the text decides otherwise.
+  return c.upc_name != nullptr &&
+                 (c.pgas_name == pgas_name || std::string_view(c.pgas_name) == pgas_name)
+             ? c.upc_name
+             : pgas_name;
 }
 
 /// The pgas name behind `name` (a shown_name result): what the agreement check compares.

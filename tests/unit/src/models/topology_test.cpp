@@ -259,18 +259,31 @@ TEST_CASE("from_spec reads synthetic: specs, quoted or not, and XML paths", "[to
   CHECK(here.pu_count() >= 1);
 }
 
-TEST_CASE("an XML export of a synthetic machine reads back the same", "[topology]") {
-  if (std::system("command -v lstopo >/dev/null 2>&1") != 0) {
-    WARN("lstopo (Debian package hwloc) is not installed; XML round trip skipped");
-    return;
-  }
+namespace {
+
+// A fresh temporary directory holding `name`, lstopo's XML export of the synthetic machine
+// `desc`; empty when lstopo (Debian package hwloc) is not installed.
+std::filesystem::path lstopo_export(const std::string& desc, const std::string& name) {
+  if (std::system("command -v lstopo >/dev/null 2>&1") != 0) return {};
   char dir_template[] = "/tmp/pgas-topology-test-XXXXXX";
   REQUIRE(mkdtemp(dir_template) != nullptr);
   const std::filesystem::path dir = dir_template;
-  const std::string xml = (dir / "machine.xml").string();
-  const std::string desc = "package:2 core:2 pu:2(indexes=0,4,1,5,2,6,3,7)";
-  const std::string cmd = "lstopo -i '" + desc + "' --of xml '" + xml + "' 2>/dev/null";
+  const std::string cmd =
+      "lstopo -i '" + desc + "' --of xml '" + (dir / name).string() + "' 2>/dev/null";
   REQUIRE(std::system(cmd.c_str()) == 0);
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("an XML export of a synthetic machine reads back the same", "[topology]") {
+  const std::string desc = "package:2 core:2 pu:2(indexes=0,4,1,5,2,6,3,7)";
+  const std::filesystem::path dir = lstopo_export(desc, "machine.xml");
+  if (dir.empty()) {
+    WARN("lstopo (Debian package hwloc) is not installed; XML round trip skipped");
+    return;
+  }
+  const std::string xml = (dir / "machine.xml").string();
 
   const auto from_file = pgas::machine::from_xml(xml);
   const auto via_spec = pgas::machine::from_spec(xml);
@@ -296,17 +309,12 @@ TEST_CASE("an XML export of a synthetic machine reads back the same", "[topology
 }
 
 TEST_CASE("a topology XML that contradicts itself is refused, naming the PU", "[topology]") {
-  if (std::system("command -v lstopo >/dev/null 2>&1") != 0) {
+  const std::filesystem::path dir = lstopo_export("package:2 numa:2 core:2 pu:2", "good.xml");
+  if (dir.empty()) {
     WARN("lstopo (Debian package hwloc) is not installed; skipped");
     return;
   }
-  char dir_template[] = "/tmp/pgas-topology-test-XXXXXX";
-  REQUIRE(mkdtemp(dir_template) != nullptr);
-  const std::filesystem::path dir = dir_template;
   const std::string good = (dir / "good.xml").string();
-  const std::string cmd =
-      "lstopo -i 'package:2 numa:2 core:2 pu:2' --of xml '" + good + "' 2>/dev/null";
-  REQUIRE(std::system(cmd.c_str()) == 0);
   CHECK(pgas::machine::from_xml(good).pu_count() == 16);
 
   std::ifstream in(good);

@@ -8,13 +8,15 @@
 //
 // Contract.
 //   * Collective: no.
-//   * Errors (pgas/error.hpp): with bounds checking (config::bounds_check) a shared range that
-//     is not inside one live shared allocation, or a null pointer-to-shared, is misuse: inside
-//     a job the job ends naming the thread, the function and the call site. Without bounds
-//     checking nothing is checked. Writing through a pointer-to-const does not compile.
-//   * Outside a job there is no shared memory: a checked build throws pgas::usage_error for
-//     any n != 0 (the calls are noexcept only when unchecked), and no pointer-to-shared but
-//     the null one can be made there.
+//   * Errors (pgas/error.hpp): for n != 0, in every build, a null pointer-to-shared, a thread
+//     not below THREADS, or a range that runs past the end of its thread's shared segment is
+//     misuse: inside a job the job ends naming the thread, the function, the bytes and the call
+//     site (a few compares next to the copy). With bounds checking (config::bounds_check) the
+//     range must also lie inside one live shared allocation; without it, a range that ends
+//     past its allocation but inside the segment is not seen. Writing through a
+//     pointer-to-const does not compile.
+//   * Outside a job there is no shared memory: any n != 0 throws pgas::usage_error, and no
+//     pointer-to-shared but the null one can be made there.
 //   * Memory ordering: relaxed, like UPC's (the copy is plain loads and stores); order it
 //     with a barrier or a lock (pgas/sync.hpp, pgas/lock.hpp).
 //   * Thread safety: as memcpy and memset on the same memory.
@@ -35,24 +37,23 @@ namespace detail {
 // The four copies, with the names their reports give the shared side ("pgas::memget source",
 // "upc_memget source": pgas/upc.hpp calls them with the UPC names).
 inline void bulk_get(void* dst, sptr<const void> src, std::size_t n, const char* src_what,
-                     const std::source_location& where) noexcept(!config::bounds_check) {
+                     const std::source_location& where) {
   check_bulk(src, n, src_what, where);
   if (n != 0) std::memcpy(dst, src.get(), n);
 }
 inline void bulk_put(sptr<void> dst, const void* src, std::size_t n, const char* dst_what,
-                     const std::source_location& where) noexcept(!config::bounds_check) {
+                     const std::source_location& where) {
   check_bulk(dst, n, dst_what, where);
   if (n != 0) std::memcpy(dst.get(), src, n);
 }
 inline void bulk_copy(sptr<void> dst, sptr<const void> src, std::size_t n, const char* src_what,
-                      const char* dst_what,
-                      const std::source_location& where) noexcept(!config::bounds_check) {
+                      const char* dst_what, const std::source_location& where) {
   check_bulk(src, n, src_what, where);
   check_bulk(dst, n, dst_what, where);
   if (n != 0) std::memcpy(dst.get(), src.get(), n);
 }
 inline void bulk_set(sptr<void> dst, int c, std::size_t n, const char* dst_what,
-                     const std::source_location& where) noexcept(!config::bounds_check) {
+                     const std::source_location& where) {
   check_bulk(dst, n, dst_what, where);
   if (n != 0) std::memset(dst.get(), c, n);
 }
@@ -60,30 +61,26 @@ inline void bulk_set(sptr<void> dst, int c, std::size_t n, const char* dst_what,
 }  // namespace detail
 
 /// UPC upc_memget: n bytes from shared `src` to private `dst`.
-inline void memget(
-    void* dst, sptr<const void> src, std::size_t n,
-    std::source_location where = std::source_location::current()) noexcept(!config::bounds_check) {
+inline void memget(void* dst, sptr<const void> src, std::size_t n,
+                   std::source_location where = std::source_location::current()) {
   detail::bulk_get(dst, src, n, "pgas::memget source", where);
 }
 
 /// UPC upc_memput: n bytes from private `src` to shared `dst`.
-inline void memput(
-    sptr<void> dst, const void* src, std::size_t n,
-    std::source_location where = std::source_location::current()) noexcept(!config::bounds_check) {
+inline void memput(sptr<void> dst, const void* src, std::size_t n,
+                   std::source_location where = std::source_location::current()) {
   detail::bulk_put(dst, src, n, "pgas::memput destination", where);
 }
 
 /// UPC upc_memcpy: n bytes from shared `src` to shared `dst` (the ranges must not overlap).
-inline void memcpy(
-    sptr<void> dst, sptr<const void> src, std::size_t n,
-    std::source_location where = std::source_location::current()) noexcept(!config::bounds_check) {
+inline void memcpy(sptr<void> dst, sptr<const void> src, std::size_t n,
+                   std::source_location where = std::source_location::current()) {
   detail::bulk_copy(dst, src, n, "pgas::memcpy source", "pgas::memcpy destination", where);
 }
 
 /// UPC upc_memset: n bytes of shared `dst` set to (unsigned char) c.
-inline void memset(
-    sptr<void> dst, int c, std::size_t n,
-    std::source_location where = std::source_location::current()) noexcept(!config::bounds_check) {
+inline void memset(sptr<void> dst, int c, std::size_t n,
+                   std::source_location where = std::source_location::current()) {
   detail::bulk_set(dst, c, n, "pgas::memset destination", where);
 }
 

@@ -81,20 +81,6 @@ bool overlap(const void* a, const void* b, std::size_t n) noexcept {
   return x < y + n && y < x + n;
 }
 
-// The shared side of a transfer: not null, inside its thread's segment, and (checked builds)
-// inside one live allocation.
-void check_shared(sptr<const void> p, std::size_t n, const char* what,
-                  const std::source_location& where) {
-  if (p.word() == 0) misuse(fmt::format("{} is the null pointer-to-shared", what), where);
-  if (n > geometry.segment || p.addrfield() > geometry.segment - n) {
-    misuse(fmt::format("{}: {} bytes from address {:#x} of thread {} run past the end of its "
-                       "segment ({} bytes)",
-                       what, n, p.addrfield(), p.thread(), geometry.segment),
-           where);
-  }
-  check_bulk(p, n, what, where);
-}
-
 void check_private(const void* p, const char* what, const std::source_location& where) {
   if (p == nullptr) misuse(fmt::format("{} is a null pointer", what), where);
 }
@@ -162,8 +148,8 @@ nb_op* start_copy(sptr<void> dst, sptr<const void> src, std::size_t n, bool impl
                   const std::source_location& where) {
   if (n == 0) return nullptr;
   const job& j = check_caller(name, where);
-  check_shared(src, n, src_what, where);
-  check_shared(sptr<const void>(dst), n, dst_what, where);
+  check_bulk(src, n, src_what, where);
+  check_bulk(sptr<const void>(dst), n, dst_what, where);
   check_no_overlap(dst.get(), src.get(), n, name, where);
   return start(j, nb_kind::copy, static_cast<char*>(dst.get()), static_cast<const char*>(src.get()),
                0, n, node_of(j, dst.thread()), implicit, name, where);
@@ -174,7 +160,7 @@ nb_op* start_get(void* dst, sptr<const void> src, std::size_t n, bool implicit, 
   if (n == 0) return nullptr;
   const job& j = check_caller(name, where);
   check_private(dst, dst_what, where);
-  check_shared(src, n, src_what, where);
+  check_bulk(src, n, src_what, where);
   check_no_overlap(dst, src.get(), n, name, where);
   return start(j, nb_kind::get, static_cast<char*>(dst), static_cast<const char*>(src.get()), 0, n,
                node_of(j, tls_mythread), implicit, name, where);
@@ -185,7 +171,7 @@ nb_op* start_put(sptr<void> dst, const void* src, std::size_t n, bool implicit, 
   if (n == 0) return nullptr;
   const job& j = check_caller(name, where);
   check_private(src, src_what, where);
-  check_shared(sptr<const void>(dst), n, dst_what, where);
+  check_bulk(sptr<const void>(dst), n, dst_what, where);
   check_no_overlap(dst.get(), src, n, name, where);
   return start(j, nb_kind::put, static_cast<char*>(dst.get()), static_cast<const char*>(src), 0, n,
                node_of(j, dst.thread()), implicit, name, where);
@@ -195,7 +181,7 @@ nb_op* start_set(sptr<void> dst, int c, std::size_t n, bool implicit, const char
                  const char* dst_what, const std::source_location& where) {
   if (n == 0) return nullptr;
   const job& j = check_caller(name, where);
-  check_shared(sptr<const void>(dst), n, dst_what, where);
+  check_bulk(sptr<const void>(dst), n, dst_what, where);
   return start(j, nb_kind::set, static_cast<char*>(dst.get()), nullptr, c, n,
                node_of(j, dst.thread()), implicit, name, where);
 }

@@ -7,7 +7,9 @@
 // reduce_mismatch (thread 1 passes upc_all_reduceI another element count; the report names
 // upc_all_reduceI, as the program spells it), unlock_unheld (thread 1 calls upc_unlock on a
 // lock no thread holds), nb_null (thread 1 starts upc_memget_nb from the null
-// pointer-to-shared), notify_collective (a UPC collective between upc_notify and upc_wait),
+// pointer-to-shared), memput_null and memget_past_segment (thread 1's blocking upc_memput to
+// the null pointer-to-shared, upc_memget of bytes past the end of thread 0's segment: caught in
+// every build), notify_collective (a UPC collective between upc_notify and upc_wait),
 // notify_barrier (thread 1's upc_barrier there), wait_id (thread 1's upc_wait(2) after
 // upc_notify(1)), mixed_wait (pgas::wait(2) after upc_notify(1)), all_lock_free_held
 // (upc_all_lock_free of a lock thread 1 holds): reports name the UPC statements as written;
@@ -99,6 +101,21 @@ int main(int argc, char** argv) {
       }
       upc_barrier;
       upc_all_atomicdomain_free(d);
+    } else if (mode == "memput_null") {
+      if (MYTHREAD == 1) {
+        // The null pointer-to-shared, made so that the compiler cannot see it is null: its
+        // address is thread 0's first shared byte, which an unchecked copy would overwrite.
+        const int x = 1;
+        const auto null = pgas::sptr<int>::from_word(mode.size() > 100 ? 64 : 0);
+        upc_memput(null, &x, sizeof x);  // @upc:memput_null
+      }
+    } else if (mode == "memget_past_segment") {
+      if (MYTHREAD == 1) {
+        // 64 bytes from 8 bytes before the end of thread 0's segment.
+        char buffer[64];
+        const auto end = pgas::sptr<const char, 0>::from_parts(0, pgas::segment_size() - 8);
+        upc_memget(buffer, end, sizeof buffer);  // @upc:memget_past_segment
+      }
     } else if (mode == "nb_null") {
       if (MYTHREAD == 1) {
         int x = 0;

@@ -178,3 +178,17 @@ TEST_CASE("bulk calls reach local allocations and every thread's part of all_all
   });
   check_no_failures(f);
 }
+
+TEST_CASE("outside a job a bulk call of n != 0 bytes throws usage_error in every build", "[bulk]") {
+  int x = 5;
+  const auto null = sptr<int>::from_word(0);
+  // There is no shared memory outside a job: even a null pointer-to-shared has nowhere to go.
+  CHECK_THROWS_AS(pgas::memput(null, &x, sizeof x), pgas::usage_error);
+  CHECK_THROWS_WITH(pgas::memget(&x, sptr<const int>(null), sizeof x),
+                    Catch::Contains("pgas::memget source: no job is running"));
+  CHECK_THROWS_AS(pgas::memset(null, 0, 1), pgas::usage_error);
+  CHECK_THROWS_AS(pgas::memcpy(null, sptr<const int>(null), 4), pgas::usage_error);
+  // n == 0 still does nothing.
+  CHECK_NOTHROW(pgas::memget(&x, sptr<const int>(null), 0));
+  CHECK(x == 5);
+}

@@ -9,7 +9,8 @@
 // Contract.
 //   * Collective: no.
 //   * Errors (pgas/error.hpp): for n != 0, in every build, a null pointer-to-shared, a thread
-//     not below THREADS, or a range that runs past the end of its thread's shared segment is
+//     not below THREADS, a range that runs past the end of its thread's shared segment, a null
+//     private pointer, or a source and destination that overlap (UPC leaves that undefined) is
 //     misuse: inside a job the job ends naming the thread, the function, the bytes and the call
 //     site (a few compares next to the copy). With bounds checking (config::bounds_check) the
 //     range must also lie inside one live shared allocation; without it, a range that ends
@@ -34,28 +35,37 @@ namespace pgas {
 
 namespace detail {
 
-// The four copies, with the names their reports give the shared side ("pgas::memget source",
-// "upc_memget source": pgas/upc.hpp calls them with the UPC names).
-inline void bulk_get(void* dst, sptr<const void> src, std::size_t n, const char* src_what,
+// The four copies, with the names their reports give the call and its sides ("pgas::memget",
+// "pgas::memget source"; pgas/upc.hpp calls them with the UPC names). n == 0 checks nothing.
+inline void bulk_get(void* dst, sptr<const void> src, std::size_t n, const bulk_names& names,
                      const std::source_location& where) {
-  check_bulk(src, n, src_what, where);
-  if (n != 0) std::memcpy(dst, src.get(), n);
+  if (n == 0) return;
+  check_bulk_private(dst, names.destination, where);
+  check_bulk(src, n, names.source, where);
+  check_bulk_overlap(dst, src.get(), n, names.call, where);
+  std::memcpy(dst, src.get(), n);
 }
-inline void bulk_put(sptr<void> dst, const void* src, std::size_t n, const char* dst_what,
+inline void bulk_put(sptr<void> dst, const void* src, std::size_t n, const bulk_names& names,
                      const std::source_location& where) {
-  check_bulk(dst, n, dst_what, where);
-  if (n != 0) std::memcpy(dst.get(), src, n);
+  if (n == 0) return;
+  check_bulk_private(src, names.source, where);
+  check_bulk(dst, n, names.destination, where);
+  check_bulk_overlap(dst.get(), src, n, names.call, where);
+  std::memcpy(dst.get(), src, n);
 }
-inline void bulk_copy(sptr<void> dst, sptr<const void> src, std::size_t n, const char* src_what,
-                      const char* dst_what, const std::source_location& where) {
-  check_bulk(src, n, src_what, where);
-  check_bulk(dst, n, dst_what, where);
-  if (n != 0) std::memcpy(dst.get(), src.get(), n);
+inline void bulk_copy(sptr<void> dst, sptr<const void> src, std::size_t n, const bulk_names& names,
+                      const std::source_location& where) {
+  if (n == 0) return;
+  check_bulk(src, n, names.source, where);
+  check_bulk(dst, n, names.destination, where);
+  check_bulk_overlap(dst.get(), src.get(), n, names.call, where);
+  std::memcpy(dst.get(), src.get(), n);
 }
-inline void bulk_set(sptr<void> dst, int c, std::size_t n, const char* dst_what,
+inline void bulk_set(sptr<void> dst, int c, std::size_t n, const bulk_names& names,
                      const std::source_location& where) {
-  check_bulk(dst, n, dst_what, where);
-  if (n != 0) std::memset(dst.get(), c, n);
+  if (n == 0) return;
+  check_bulk(dst, n, names.destination, where);
+  std::memset(dst.get(), c, n);
 }
 
 }  // namespace detail
@@ -63,25 +73,29 @@ inline void bulk_set(sptr<void> dst, int c, std::size_t n, const char* dst_what,
 /// UPC upc_memget: n bytes from shared `src` to private `dst`.
 inline void memget(void* dst, sptr<const void> src, std::size_t n,
                    std::source_location where = std::source_location::current()) {
-  detail::bulk_get(dst, src, n, "pgas::memget source", where);
+  detail::bulk_get(dst, src, n, {"pgas::memget", "pgas::memget source", "pgas::memget destination"},
+                   where);
 }
 
 /// UPC upc_memput: n bytes from private `src` to shared `dst`.
 inline void memput(sptr<void> dst, const void* src, std::size_t n,
                    std::source_location where = std::source_location::current()) {
-  detail::bulk_put(dst, src, n, "pgas::memput destination", where);
+  detail::bulk_put(dst, src, n, {"pgas::memput", "pgas::memput source", "pgas::memput destination"},
+                   where);
 }
 
 /// UPC upc_memcpy: n bytes from shared `src` to shared `dst` (the ranges must not overlap).
 inline void memcpy(sptr<void> dst, sptr<const void> src, std::size_t n,
                    std::source_location where = std::source_location::current()) {
-  detail::bulk_copy(dst, src, n, "pgas::memcpy source", "pgas::memcpy destination", where);
+  detail::bulk_copy(dst, src, n,
+                    {"pgas::memcpy", "pgas::memcpy source", "pgas::memcpy destination"}, where);
 }
 
 /// UPC upc_memset: n bytes of shared `dst` set to (unsigned char) c.
 inline void memset(sptr<void> dst, int c, std::size_t n,
                    std::source_location where = std::source_location::current()) {
-  detail::bulk_set(dst, c, n, "pgas::memset destination", where);
+  detail::bulk_set(dst, c, n, {"pgas::memset", "pgas::memset source", "pgas::memset destination"},
+                   where);
 }
 
 }  // namespace pgas

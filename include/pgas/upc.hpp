@@ -341,22 +341,26 @@ constexpr std::size_t upc_elemsizeof(const A& a) noexcept {
 inline void upc_memcpy(pgas::detail::upc_shared_arg<void> dst,
                        pgas::detail::upc_shared_arg<const void> src, std::size_t n,
                        std::source_location where = std::source_location::current()) {
-  pgas::detail::bulk_copy(dst, src, n, "upc_memcpy source", "upc_memcpy destination", where);
+  pgas::detail::bulk_copy(dst, src, n,
+                          {"upc_memcpy", "upc_memcpy source", "upc_memcpy destination"}, where);
 }
 /// upc_memget: pgas::memget.
 inline void upc_memget(void* dst, pgas::detail::upc_shared_arg<const void> src, std::size_t n,
                        std::source_location where = std::source_location::current()) {
-  pgas::detail::bulk_get(dst, src, n, "upc_memget source", where);
+  pgas::detail::bulk_get(dst, src, n, {"upc_memget", "upc_memget source", "upc_memget destination"},
+                         where);
 }
 /// upc_memput: pgas::memput.
 inline void upc_memput(pgas::detail::upc_shared_arg<void> dst, const void* src, std::size_t n,
                        std::source_location where = std::source_location::current()) {
-  pgas::detail::bulk_put(dst, src, n, "upc_memput destination", where);
+  pgas::detail::bulk_put(dst, src, n, {"upc_memput", "upc_memput source", "upc_memput destination"},
+                         where);
 }
 /// upc_memset: pgas::memset.
 inline void upc_memset(pgas::detail::upc_shared_arg<void> dst, int c, std::size_t n,
                        std::source_location where = std::source_location::current()) {
-  pgas::detail::bulk_set(dst, c, n, "upc_memset destination", where);
+  pgas::detail::bulk_set(dst, c, n, {"upc_memset", "upc_memset source", "upc_memset destination"},
+                         where);
 }
 
 // ---- Operations and flags shared by the collectives and atomics (upc_types.h) -------------------

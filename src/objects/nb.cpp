@@ -75,16 +75,6 @@ void live_unlink(nb_thread& t, nb_op* op) noexcept {
   if (op->live_next != nullptr) op->live_next->live_prev = op->live_prev;
 }
 
-bool overlap(const void* a, const void* b, std::size_t n) noexcept {
-  const auto x = reinterpret_cast<std::uintptr_t>(a);
-  const auto y = reinterpret_cast<std::uintptr_t>(b);
-  return x < y + n && y < x + n;
-}
-
-void check_private(const void* p, const char* what, const std::source_location& where) {
-  if (p == nullptr) misuse(fmt::format("{} is a null pointer", what), where);
-}
-
 // Who may start a transfer: a UPC thread of a running job.
 const job& check_caller(const char* name, const std::source_location& where) {
   const job& j = job_or_misuse(where, name);
@@ -95,15 +85,6 @@ const job& check_caller(const char* name, const std::source_location& where) {
            where);
   }
   return j;
-}
-
-void check_no_overlap(const void* dst, const void* src, std::size_t n, const char* name,
-                      const std::source_location& where) {
-  if (overlap(dst, src, n)) {
-    misuse(fmt::format("{}: source and destination overlap ({} bytes at {} and at {})", name, n,
-                       src, dst),
-           where);
-  }
 }
 
 // Starts a checked transfer: copies it here below the threshold (returns null), else hands it to
@@ -150,7 +131,7 @@ nb_op* start_copy(sptr<void> dst, sptr<const void> src, std::size_t n, bool impl
   const job& j = check_caller(name, where);
   check_bulk(src, n, src_what, where);
   check_bulk(sptr<const void>(dst), n, dst_what, where);
-  check_no_overlap(dst.get(), src.get(), n, name, where);
+  check_bulk_overlap(dst.get(), src.get(), n, name, where);
   return start(j, nb_kind::copy, static_cast<char*>(dst.get()), static_cast<const char*>(src.get()),
                0, n, node_of(j, dst.thread()), implicit, name, where);
 }
@@ -159,9 +140,9 @@ nb_op* start_get(void* dst, sptr<const void> src, std::size_t n, bool implicit, 
                  const char* src_what, const char* dst_what, const std::source_location& where) {
   if (n == 0) return nullptr;
   const job& j = check_caller(name, where);
-  check_private(dst, dst_what, where);
+  check_bulk_private(dst, dst_what, where);
   check_bulk(src, n, src_what, where);
-  check_no_overlap(dst, src.get(), n, name, where);
+  check_bulk_overlap(dst, src.get(), n, name, where);
   return start(j, nb_kind::get, static_cast<char*>(dst), static_cast<const char*>(src.get()), 0, n,
                node_of(j, tls_mythread), implicit, name, where);
 }
@@ -170,9 +151,9 @@ nb_op* start_put(sptr<void> dst, const void* src, std::size_t n, bool implicit, 
                  const char* src_what, const char* dst_what, const std::source_location& where) {
   if (n == 0) return nullptr;
   const job& j = check_caller(name, where);
-  check_private(src, src_what, where);
+  check_bulk_private(src, src_what, where);
   check_bulk(sptr<const void>(dst), n, dst_what, where);
-  check_no_overlap(dst.get(), src, n, name, where);
+  check_bulk_overlap(dst.get(), src, n, name, where);
   return start(j, nb_kind::put, static_cast<char*>(dst.get()), static_cast<const char*>(src), 0, n,
                node_of(j, dst.thread()), implicit, name, where);
 }

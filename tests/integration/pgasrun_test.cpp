@@ -1688,6 +1688,8 @@ TEST_CASE("upc_misuse: misuse through <pgas/upc.hpp> names the UPC call", "[faul
         upc_case{"nb_null", 1, "upc_memget_nb source is the null pointer-to-shared"},
         upc_case{"memput_null", 1, "upc_memput destination is the null pointer-to-shared"},
         upc_case{"memget_past_segment", 1, "upc_memget source: 64 bytes from address 0x"},
+        upc_case{"memget_null_private", 1, "upc_memget destination is a null pointer"},
+        upc_case{"memcpy_overlap", 1, "upc_memcpy: source and destination overlap (32 bytes at 0x"},
         upc_case{"notify_collective", -1, "upc_all_reduceI called between upc_notify at "},
         upc_case{"notify_barrier", 1, "upc_barrier called between upc_notify at "},
         upc_case{"wait_id", 1, "upc_wait 2 does not match upc_notify 1 at "},

@@ -1,8 +1,9 @@
-// pgas/detail/bulk_check.hpp — the range check of the bulk copies (pgas/bulk.hpp, and the
-// shared side of pgas/nb.hpp's transfers). Not part of the API.
+// pgas/detail/bulk_check.hpp — the argument checks of the bulk copies (pgas/bulk.hpp, their UPC
+// names, and the non-blocking transfers of pgas/nb.hpp). Not part of the API.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <source_location>
 
 #include <pgas/config.hpp>
@@ -13,12 +14,23 @@
 
 namespace pgas::detail {
 
-/// Misuse (pgas/error.hpp) for the shared side `what` of a bulk call of n bytes that
-/// check_bulk refused: no job, the null pointer-to-shared, a thread not below THREADS, or a
-/// range that runs past the end of its thread's segment.
+/// How a bulk call's reports name it and its two sides ("upc_memget", "upc_memget source",
+/// "upc_memget destination").
+struct bulk_names {
+  const char* call;
+  const char* source;
+  const char* destination;
+};
+
+/// The reports (misuse, pgas/error.hpp) of the checks below, out of line.
 [[noreturn, gnu::cold]] PGAS_API void bulk_range_misuse(sptr<const void> p, std::size_t n,
                                                         const char* what,
                                                         const std::source_location& where);
+[[noreturn, gnu::cold]] PGAS_API void bulk_null_misuse(const char* what,
+                                                       const std::source_location& where);
+[[noreturn, gnu::cold]] PGAS_API void bulk_overlap_misuse(const void* dst, const void* src,
+                                                          std::size_t n, const char* call,
+                                                          const std::source_location& where);
 
 // Every build: n != 0 bytes at p must not start at the null pointer-to-shared (whose address
 // is thread 0's first byte), p's thread must be below THREADS, and the range must end inside
@@ -34,6 +46,21 @@ inline void check_bulk(sptr<const void> p, std::size_t n, const char* what,
     bulk_range_misuse(p, n, what, where);
   }
   if constexpr (config::bounds_check) check_shared_range(p.word() & offset_mask, n, what, &where);
+}
+
+// Every build: the private side of a transfer of n != 0 bytes is not null.
+inline void check_bulk_private(const void* p, const char* what, const std::source_location& where) {
+  if (p == nullptr) [[unlikely]]
+    bulk_null_misuse(what, where);
+}
+
+// Every build: the n bytes at dst and at src do not overlap (UPC leaves such copies undefined).
+inline void check_bulk_overlap(const void* dst, const void* src, std::size_t n, const char* call,
+                               const std::source_location& where) {
+  const auto x = reinterpret_cast<std::uintptr_t>(dst);
+  const auto y = reinterpret_cast<std::uintptr_t>(src);
+  if (x < y + n && y < x + n) [[unlikely]]
+    bulk_overlap_misuse(dst, src, n, call, where);
 }
 
 }  // namespace pgas::detail

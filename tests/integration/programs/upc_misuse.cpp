@@ -116,6 +116,17 @@ int main(int argc, char** argv) {
         const auto end = pgas::sptr<const char, 0>::from_parts(0, pgas::segment_size() - 8);
         upc_memget(buffer, end, sizeof buffer);  // @upc:memget_past_segment
       }
+    } else if (mode == "memget_null_private") {
+      if (MYTHREAD == 1) {
+        int* volatile nowhere = nullptr;
+        upc_memget(nowhere, a.ptr(0), sizeof(int));  // @upc:memget_null_private
+      }
+    } else if (mode == "memcpy_overlap") {
+      if (MYTHREAD == 1) {
+        pgas::sptr<char, pgas::indefinite> buffer = upc_alloc(64);  // shared [] char *buffer
+        upc_memcpy(buffer + 4, buffer, 32);                         // @upc:memcpy_overlap
+        upc_free(buffer);
+      }
     } else if (mode == "nb_null") {
       if (MYTHREAD == 1) {
         int x = 0;

@@ -26,7 +26,9 @@
 //     (value collectives, barriers, allocations), and the calls that meet must agree on the
 //     collective, T (its name and size), the element count of the span form, the root, and
 //     the operation's type (its name: two lambdas are two types; one lambda written once, in
-//     a function every thread runs, is one). A disagreement ends the job with status 1 and a
+//     a function every thread runs, is one), and for a pointer to a plain function (UPC_FUNC's
+//     form) its address too; the state a function object captures is not compared. A
+//     disagreement ends the job with status 1 and a
 //     message naming each thread's call, its arguments and file:line. Only the value
 //     contributed and exscan's init may differ between threads.
 //   * Errors (pgas/error.hpp): a root outside [0, THREADS), allgather's `out` not of THREADS
@@ -150,6 +152,17 @@ value_call value_call_of(value_kind kind, int root, std::size_t count) {
                     .op = std::is_void_v<Op> ? nullptr : name_of<Op>()};
 }
 
+// The same for a call with an operation `op`, whose address takes part in the agreement when
+// it is a pointer to a plain function.
+template <class T, class Op>
+value_call value_call_of(value_kind kind, int root, std::size_t count, const Op& op) {
+  value_call c = value_call_of<T, Op>(kind, root, count);
+  if constexpr (std::is_pointer_v<Op> && std::is_function_v<std::remove_pointer_t<Op>>) {
+    c.op_function = reinterpret_cast<const void*>(op);
+  }
+  return c;
+}
+
 // Whether T may travel beside the barrier's arrival word (value_line_exchange).
 template <class T>
 inline constexpr bool value_fits_line = sizeof(T) <= value_line_bytes;
@@ -160,7 +173,7 @@ inline constexpr bool value_fits_line = sizeof(T) <= value_line_bytes;
 template <class T, class Op>
 T value_reduce(value_kind kind, int root, const T& v, const Op& op,
                const std::source_location& where) {
-  auto c = value_call_of<T, Op>(kind, root, 1);
+  auto c = value_call_of<T, Op>(kind, root, 1, op);
   if constexpr (value_fits_line<T>) {
     value_line line;
     if (value_line_exchange(c, &v, where, line)) {
@@ -230,7 +243,7 @@ template <detail::collective_value T, class Op>
 requires detail::collective_op<Op, T>
 [[nodiscard]] T scan(const T& v, Op op,
                      std::source_location where = std::source_location::current()) {
-  const auto c = detail::value_call_of<T, Op>(detail::value_kind::scan, -1, 1);
+  const auto c = detail::value_call_of<T, Op>(detail::value_kind::scan, -1, 1, op);
   if constexpr (detail::value_fits_line<T>) {
     detail::value_line line;
     if (detail::value_line_exchange(c, &v, where, line)) {
@@ -247,7 +260,7 @@ template <detail::collective_value T, class Op>
 requires detail::collective_op<Op, T>
 [[nodiscard]] std::optional<T> exscan(
     const T& v, Op op, std::source_location where = std::source_location::current()) {
-  const auto c = detail::value_call_of<T, Op>(detail::value_kind::exscan, -1, 1);
+  const auto c = detail::value_call_of<T, Op>(detail::value_kind::exscan, -1, 1, op);
   if constexpr (detail::value_fits_line<T>) {
     detail::value_line line;
     if (detail::value_line_exchange(c, &v, where, line)) {
@@ -305,7 +318,7 @@ requires detail::collective_op<Op, T>
 void allreduce(std::span<T> data, Op op,
                std::source_location where = std::source_location::current()) {
   const std::size_t n = data.size();
-  const auto call = detail::value_call_of<T, Op>(detail::value_kind::allreduce_span, -1, n);
+  const auto call = detail::value_call_of<T, Op>(detail::value_kind::allreduce_span, -1, n, op);
   // 1: every thread publishes its buffer's address; nobody writes a buffer until 2.
   const detail::value_view in = detail::value_exchange(call, nullptr, data.data(), where);
   const auto nt = static_cast<std::size_t>(threads());

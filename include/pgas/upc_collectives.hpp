@@ -82,7 +82,10 @@
 //     phases) and how many barriers it has passed, and compares them with the other threads'
 //     same call; the allsync barriers check them too. A disagreement ends the job naming both
 //     threads' calls with their file:line. The check of two nosync|nosync calls can be missed
-//     only when one thread is 8 or more collective calls ahead of the other.
+//     only when one thread is 8 or more collective calls ahead of the other. A call that one
+//     thread skips (or repeats) is reported at the next barrier or collective that meets
+//     through the barrier (every arrival carries the thread's count of UPC collective calls,
+//     modulo 4), or else when the last thread returns from its body, with each thread's count.
 //   * Errors (pgas/error.hpp), misuse naming the thread and the call site: a null dst, src or
 //     perm; nbytes == 0; a pointer "on every thread" without affinity to thread 0; a range that
 //     runs past the end of a thread's segment or is not inside one live shared allocation

@@ -40,6 +40,7 @@ constexpr int kind_shift = 20;
 constexpr std::uint64_t has_id_bit = 1u << 28;
 // Flips when a phase completes: waiters of a small job spin on it (see barrier_complete).
 constexpr std::uint64_t sense_bit = 1u << 29;
+// Bits 30-31: barrier_call_bits (barrier.hpp).
 constexpr int id_shift = 32;
 
 // Jobs up to this many threads spin on the arrival word instead of the generation. The last
@@ -140,11 +141,18 @@ std::string past(const thread_record& r) {
   fault_settle(j.threads, at_rest);
   const bool both_barriers = mine.kind == op_kind::barrier &&
                              established.kind == static_cast<std::uint8_t>(op_kind::barrier);
-  std::string msg =
-      both_barriers ? std::string("barrier mismatch: threads passed different barrier ids:\n")
-                    : std::string(
-                          "collective mismatch: threads reached different barriers or collective "
-                          "operations, or passed different values:\n");
+  const bool same_call = static_cast<std::uint8_t>(mine.kind) == established.kind &&
+                         (!mine.has_id || !established.has_id || mine.id == established.id);
+  const std::string call_counts = epoch_counts_differ(j);
+  std::string msg = same_call && !call_counts.empty()
+                        ? std::string(
+                              "collective mismatch: threads reached this phase after different UPC "
+                              "collective calls:\n")
+                    : both_barriers
+                        ? std::string("barrier mismatch: threads passed different barrier ids:\n")
+                        : std::string(
+                              "collective mismatch: threads reached different barriers or "
+                              "collective operations, or passed different values:\n");
   // Which calls to mark: those unlike the call most threads made, or unlike the lowest
   // thread's when no call has a majority (two threads, or a three-way split). The reporter is
   // merely the thread that saw the difference, often from the majority's side.
@@ -180,6 +188,7 @@ std::string past(const thread_record& r) {
       msg += fmt::format("  thread {}: not arrived yet\n", t);
     }
   }
+  if (!call_counts.empty()) msg += "  " + call_counts + "\n";
   msg.pop_back();
   fault_end_job(msg, 1);
 }
@@ -275,9 +284,10 @@ void record_arrival(thread_record& me, const barrier_op& op) noexcept {
   // arrival is the one on the critical path. A larger job guesses the empty word.
   const bool guess_last = n > 1 && j.threads <= arrival_spin_threads;
   std::uint32_t count = guess_last ? n : 1;
-  std::uint64_t w = sense | (guess_last ? pack(n - 1, kind, op.has_id, op.id) : 0);
-  std::uint64_t next = sense | pack(count, kind, op.has_id, op.id);
-  const std::uint64_t mine = sense | pack(0, kind, op.has_id, op.id);
+  const std::uint64_t calls = me.call_bits;
+  std::uint64_t w = sense | (guess_last ? calls | pack(n - 1, kind, op.has_id, op.id) : 0);
+  std::uint64_t next = sense | calls | pack(count, kind, op.has_id, op.id);
+  const std::uint64_t mine = sense | calls | pack(0, kind, op.has_id, op.id);
   if (store_to != nullptr) std::memcpy(store_to, &value, sizeof value);
   for (;;) {
     // The last arriver of a phase without a `last` hook releases it in the same CAS: the
@@ -301,12 +311,13 @@ void record_arrival(thread_record& me, const barrier_op& op) noexcept {
     }
     // Arrivals with another signature: a mismatch, or the same barrier with and without an id.
     const signature s = unpack(w);
-    if (s.kind != kind || (s.has_id && op.has_id && s.id != op.id)) {
+    if (s.kind != kind || (s.has_id && op.has_id && s.id != op.id) ||
+        (w & barrier_call_bits(3)) != calls) {
       record_arrival(me, op);
       report_mismatch(j, op, s);
     }
     count = s.count + 1;
-    next = sense | pack(count, s.kind, s.has_id || op.has_id, s.has_id ? s.id : op.id);
+    next = sense | calls | pack(count, s.kind, s.has_id || op.has_id, s.has_id ? s.id : op.id);
   }
 
   if (count == n) {
@@ -464,8 +475,19 @@ void barrier_thread_returned(job& j, int thread) {
   barrier_check_not_notified_at_return(j, thread);
   thread_record& me = j.record(thread);
   me.state.store(thread_state::returned, std::memory_order_release);
-  j.returned.fetch_add(1, std::memory_order_seq_cst);
+  const int returned = j.returned.fetch_add(1, std::memory_order_seq_cst) + 1;
   if (unpack(j.barrier.arrivals.load(std::memory_order_seq_cst)).count != 0) report_deadlock(j);
+  // The last body to return: every thread has made all its collective calls. A barrier-free
+  // UPC collective call that some thread skipped after the job's last barrier shows only here.
+  if (returned == j.threads) {
+    if (const std::string calls = epoch_counts_differ(j); !calls.empty()) {
+      if (!fault_claim()) fault_park();
+      fault_end_job(fmt::format("collective mismatch: the threads returned from their bodies "
+                                "after different UPC collective calls:\n  {}",
+                                calls),
+                    1);
+    }
+  }
 }
 
 }  // namespace pgas::detail

@@ -106,6 +106,16 @@ inline unsigned char* line_slot(barrier_state& b, int t) noexcept {
   return b.line_payload + 8 * (t + 1);
 }
 
+/// What a thread that has made `calls` UPC collective calls (collective_epochs.hpp) puts in
+/// bits 30-31 of its barrier arrivals: the count modulo 4. Every thread makes the same
+/// collective calls in the same order, so at any phase the counts agree; a thread that skipped
+/// (or repeated) a barrier-free UPC_IN_NOSYNC|UPC_OUT_NOSYNC call arrives with another
+/// signature, and the mismatch is reported at once (a difference of 4 calls goes unseen there,
+/// and at the end of the job it does not).
+constexpr std::uint64_t barrier_call_bits(std::uint32_t calls) noexcept {
+  return std::uint64_t{calls & 3u} << 30;
+}
+
 /// Arrives at the current phase (UPC notify). Checks that `op` agrees with the other
 /// arrivals; the last arriver runs `op.last`, if any, and releases the phase.
 void barrier_arrive(job& j, const barrier_op& op);

@@ -22,6 +22,7 @@
 
 #include "src/base/backoff.hpp"
 #include "src/base/os.hpp"
+#include "src/job/barrier.hpp"
 #include "src/job/collective.hpp"
 #include "src/job/job.hpp"
 #include "src/job/wait_graph.hpp"
@@ -137,7 +138,7 @@ void publish(std::atomic<std::uint32_t>& word, std::atomic<std::uint32_t>& sleep
 epoch_call epoch_enter(const char* name, std::string_view text, const std::source_location& where) {
   job& j = job_or_misuse(where, name);
   const int me = mythread();
-  const thread_record& r = j.record(me);
+  thread_record& r = j.record(me);
   if (r.notified) {
     misuse(fmt::format("{} called between {}: UPC allows no collective call there", name,
                        notified_at(r)),
@@ -145,6 +146,7 @@ epoch_call epoch_enter(const char* name, std::string_view text, const std::sourc
   }
   collective_epoch& mine = j.epoch(me);
   const epoch_call c{&j, me, ++mine.calls, name, where};
+  r.call_bits = barrier_call_bits(c.k);
   // The number of barrier phases this thread has passed, by its own count: the job's generation
   // can lag behind it (in a 2-thread job a waiter leaves at the release, before the last
   // arriver stores the new generation), and a thread that read it there would seem a phase

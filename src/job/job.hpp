@@ -57,6 +57,9 @@ struct alignas(64) thread_record {
   bool notify_has_id = false;
   std::int32_t notify_id = 0;
   std::uint32_t wait_generation = 0;
+  // This thread's count of UPC collective calls (collective_epochs.cpp) modulo 4, where its
+  // barrier arrivals carry it (barrier.cpp: bits 30-31 of the arrival word).
+  std::uint64_t call_bits = 0;
   const char* notify_name = "pgas::notify";  // as the program spelled it (upc_notify, …)
   const char* notify_file = nullptr;
   std::uint32_t notify_line = 0;

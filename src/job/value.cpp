@@ -62,7 +62,7 @@ kind_info info(value_kind k) noexcept {
 
 bool same_call(const value_call& a, const value_call& b) noexcept {
   return a.kind == b.kind && a.root == b.root && a.size == b.size && a.count == b.count &&
-         a.type == b.type && a.op == b.op;
+         a.type == b.type && a.op == b.op && a.op_function == b.op_function;
 }
 
 // The agreement text, hash and barrier of a call that differs from the thread's previous one.
@@ -73,6 +73,7 @@ bool same_call(const value_call& a, const value_call& b) noexcept {
   }
   if (c.root >= 0) cache.text += fmt::format(", root={}", c.root);
   if (c.op != nullptr) cache.text += fmt::format(", op={}", c.op);
+  if (c.op_function != nullptr) cache.text += fmt::format(" at {}", c.op_function);
   cache.hash = static_cast<std::int32_t>(agreement_hash(cache.text));
   cache.call = c;
   const kind_info k = info(c.kind);

@@ -99,6 +99,9 @@ struct value_call {
   // thread's operation.
   void (*combine)(const value_view& w, void* result, const void* op_object) = nullptr;
   const void* op_object = nullptr;
+  // A plain function passed as the operation: its address, which every thread must pass alike
+  // too (two functions of one type have one name); null for any other operation.
+  const void* op_function = nullptr;
 };
 
 /// The largest result a combine function may write.

@@ -13,8 +13,10 @@
 //            single-valued, addresses too)
 //   func     all_reduce with reduce_op::func, thread 0 passing one function, the others another
 //   overrun  all_reduce one int past a 16-byte-per-thread array (inside its 64-byte padding)
-//   skipped  thread 0 meets the others' NOSYNC all_broadcast with a barrier: the job ends in a
-//            deadlock whose report says thread 0 made one collective call fewer
+//   skipped  thread 0 meets the others' NOSYNC all_broadcast with a barrier: the barrier
+//            reports that thread 0 made one UPC collective call fewer
+//   skipped_last  thread 0 skips the others' NOSYNC all_broadcast, and no barrier follows: the
+//            last thread to return reports it
 //   nelems   all_reduce over a garbage count (-1 converted to size_t): reported at once, not
 //            after walking 2^64 elements
 #include <pgas/pgas.hpp>
@@ -97,6 +99,12 @@ int main(int argc, char** argv) {
         const pgas::coll_flags f = pgas::in_nosync | pgas::out_nosync;
         pgas::all_broadcast(dst, src, 8, f);  // @upc_collective_misuse:skipped
       }
+    } else if (what == "skipped_last") {
+      if (!zero) {
+        const pgas::coll_flags f = pgas::in_nosync | pgas::out_nosync;
+        pgas::all_broadcast(dst, src, 8, f);  // @upc_collective_misuse:skipped_last
+      }
+      return;
     } else if (what == "nelems") {
       const auto garbage = static_cast<std::size_t>(-1);
       const auto add = pgas::reduce_op::add;

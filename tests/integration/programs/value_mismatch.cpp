@@ -2,6 +2,8 @@
 // or are misused, chosen by argv[1]:
 //   root      broadcast with root 0 on thread 0 and root 1 on the others
 //   op        allreduce with std::plus on thread 0 and std::multiplies on the others
+//   function  allreduce with one plain function on thread 0 and another of the same type on
+//             the others (UPC_FUNC's form: the address is compared too)
 //   type      allreduce of an int on thread 0 and of a long on the others
 //   kind      allreduce on thread 0 and scan on the others
 //   barrier   allreduce on thread 0 and pgas::barrier on the others
@@ -20,6 +22,15 @@
 #include <string>
 #include <vector>
 
+namespace {
+int add(int a, int b) {
+  return a + b;
+}
+int multiply(int a, int b) {
+  return a * b;
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   return pgas::run(argc, argv, [](int ac, char** av) {
     const std::string c = ac > 1 ? av[1] : "";
@@ -35,6 +46,14 @@ int main(int argc, char** argv) {
         (void)pgas::allreduce(2, std::plus<>{});  // @value_mismatch:op:0
       } else {
         (void)pgas::allreduce(2, std::multiplies<>{});  // @value_mismatch:op:1
+      }
+    } else if (c == "function") {
+      // Chosen at run time, as a port of UPC_FUNC's function pointer would.
+      int (*const f)(int, int) = zero ? add : multiply;
+      if (zero) {
+        (void)pgas::allreduce(2, f);  // @value_mismatch:function:0
+      } else {
+        (void)pgas::allreduce(2, f);  // @value_mismatch:function:1
       }
     } else if (c == "type") {
       if (zero) {

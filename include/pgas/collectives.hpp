@@ -28,9 +28,9 @@
 //     the operation's type (its name: two lambdas are two types; one lambda written once, in
 //     a function every thread runs, is one), and for a pointer to a plain function (UPC_FUNC's
 //     form) its address too; the state a function object captures is not compared. A
-//     disagreement ends the job with status 1 and a
-//     message naming each thread's call, its arguments and file:line. Only the value
-//     contributed and exscan's init may differ between threads.
+//     disagreement ends the job with status 1 and a message naming each thread's call, its
+//     arguments and file:line. Only the value contributed and exscan's init may differ
+//     between threads.
 //   * Errors (pgas/error.hpp): a root outside [0, THREADS), allgather's `out` not of THREADS
 //     elements, and a call between pgas::notify() and its pgas::wait() are misuse, naming the
 //     call. Outside a job every call is misuse and throws pgas::usage_error (there is no one

@@ -188,7 +188,7 @@ std::string past(const thread_record& r) {
       msg += fmt::format("  thread {}: not arrived yet\n", t);
     }
   }
-  if (!call_counts.empty()) msg += "  " + call_counts + "\n";
+  if (same_call && !call_counts.empty()) msg += "  " + call_counts + "\n";
   msg.pop_back();
   fault_end_job(msg, 1);
 }
@@ -479,9 +479,13 @@ void barrier_thread_returned(job& j, int thread) {
   if (unpack(j.barrier.arrivals.load(std::memory_order_seq_cst)).count != 0) report_deadlock(j);
   // The last body to return: every thread has made all its collective calls. A barrier-free
   // UPC collective call that some thread skipped after the job's last barrier shows only here.
-  if (returned == j.threads) {
+  // Not when a body returned a failure status: the program has said what went wrong, and a
+  // thread that gave up early skipped the calls after it on purpose.
+  bool all_succeeded = true;
+  for (int t = 0; t < j.threads; ++t)
+    all_succeeded = all_succeeded && j.record(t).status == 0;
+  if (returned == j.threads && all_succeeded) {
     if (const std::string calls = epoch_counts_differ(j); !calls.empty()) {
-      if (!fault_claim()) fault_park();
       fault_end_job(fmt::format("collective mismatch: the threads returned from their bodies "
                                 "after different UPC collective calls:\n  {}",
                                 calls),

@@ -110,8 +110,8 @@ inline unsigned char* line_slot(barrier_state& b, int t) noexcept {
 /// bits 30-31 of its barrier arrivals: the count modulo 4. Every thread makes the same
 /// collective calls in the same order, so at any phase the counts agree; a thread that skipped
 /// (or repeated) a barrier-free UPC_IN_NOSYNC|UPC_OUT_NOSYNC call arrives with another
-/// signature, and the mismatch is reported at once (a difference of 4 calls goes unseen there,
-/// and at the end of the job it does not).
+/// signature, and the mismatch is reported at once (a difference of a multiple of 4 calls goes
+/// unseen there; the end of the job sees it).
 constexpr std::uint64_t barrier_call_bits(std::uint32_t calls) noexcept {
   return std::uint64_t{calls & 3u} << 30;
 }

@@ -15,16 +15,19 @@ void bulk_range_misuse(sptr<const void> p, std::size_t n, const char* what,
     misuse(fmt::format("{}: no job is running (outside pgas::run there is no shared memory)", what),
            where);
   }
-  if (p.word() == 0) misuse(fmt::format("{} is the null pointer-to-shared", what), where);
+  if ((p.word() & offset_mask) == 0) {
+    misuse(fmt::format("{} is the null pointer-to-shared", what), where);
+  }
   if ((p.word() & offset_mask) >= geometry.span) {
     misuse(fmt::format("{} is not a valid pointer-to-shared: its thread, {}, is not below "
                        "THREADS ({})",
                        what, p.thread(), geometry.threads),
            where);
   }
-  misuse(fmt::format("{}: {} byte{} from address {:#x} of thread {} run past the end of its "
+  misuse(fmt::format("{}: {} byte{} from address {:#x} of thread {} run{} past the end of its "
                      "segment (address {:#x})",
-                     what, n, n == 1 ? "" : "s", p.addrfield(), p.thread(), geometry.segment),
+                     what, n, n == 1 ? "" : "s", p.addrfield(), p.thread(), n == 1 ? "s" : "",
+                     geometry.segment),
          where);
 }
 

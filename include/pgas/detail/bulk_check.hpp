@@ -41,8 +41,9 @@ inline void check_bulk(sptr<const void> p, std::size_t n, const char* what,
                        const std::source_location& where) {
   if (n == 0) return;
   const std::uint64_t segment = geometry.segment;
-  if (p.word() == 0 || (p.word() & offset_mask) >= geometry.span || n > segment ||
-      p.addrfield() > segment - n) [[unlikely]] {
+  const std::uint64_t offset = p.word() & offset_mask;
+  if (offset == 0 || offset >= geometry.span || n > segment || p.addrfield() > segment - n)
+      [[unlikely]] {
     bulk_range_misuse(p, n, what, where);
   }
   if constexpr (config::bounds_check) check_shared_range(p.word() & offset_mask, n, what, &where);
@@ -59,8 +60,9 @@ inline void check_bulk_overlap(const void* dst, const void* src, std::size_t n, 
                                const std::source_location& where) {
   const auto x = reinterpret_cast<std::uintptr_t>(dst);
   const auto y = reinterpret_cast<std::uintptr_t>(src);
-  if (x < y + n && y < x + n) [[unlikely]]
+  if ((x > y ? x - y : y - x) < n) [[unlikely]] {
     bulk_overlap_misuse(dst, src, n, call, where);
+  }
 }
 
 }  // namespace pgas::detail

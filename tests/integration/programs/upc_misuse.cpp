@@ -7,9 +7,10 @@
 // reduce_mismatch (thread 1 passes upc_all_reduceI another element count; the report names
 // upc_all_reduceI, as the program spells it), unlock_unheld (thread 1 calls upc_unlock on a
 // lock no thread holds), nb_null (thread 1 starts upc_memget_nb from the null
-// pointer-to-shared), memput_null and memget_past_segment (thread 1's blocking upc_memput to
-// the null pointer-to-shared, upc_memget of bytes past the end of thread 0's segment: caught in
-// every build), notify_collective (a UPC collective between upc_notify and upc_wait),
+// pointer-to-shared), memput_null, memget_past_segment, memget_null_private and memcpy_overlap
+// (thread 1's blocking upc_memput to the null pointer-to-shared, upc_memget of bytes past the
+// end of thread 0's segment or into a null pointer, upc_memcpy between overlapping ranges:
+// caught in every build), notify_collective (a UPC collective between upc_notify and upc_wait),
 // notify_barrier (thread 1's upc_barrier there), wait_id (thread 1's upc_wait(2) after
 // upc_notify(1)), mixed_wait (pgas::wait(2) after upc_notify(1)), all_lock_free_held
 // (upc_all_lock_free of a lock thread 1 holds): reports name the UPC statements as written;

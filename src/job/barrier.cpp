@@ -480,11 +480,15 @@ void barrier_thread_returned(job& j, int thread) {
   // The last body to return: every thread has made all its collective calls. A barrier-free
   // UPC collective call that some thread skipped after the job's last barrier shows only here.
   // Not when a body returned a failure status: the program has said what went wrong, and a
-  // thread that gave up early skipped the calls after it on purpose.
-  bool all_succeeded = true;
-  for (int t = 0; t < j.threads; ++t)
-    all_succeeded = all_succeeded && j.record(t).status == 0;
-  if (returned == j.threads && all_succeeded) {
+  // thread that gave up early skipped the calls after it on purpose. (Each thread wrote its
+  // status before its increment of `returned`, which the last one's increment reads.)
+  const auto all_succeeded = [&j] {
+    for (int t = 0; t < j.threads; ++t) {
+      if (j.record(t).status != 0) return false;
+    }
+    return true;
+  };
+  if (returned == j.threads && all_succeeded()) {
     if (const std::string calls = epoch_counts_differ(j); !calls.empty()) {
       fault_end_job(fmt::format("collective mismatch: the threads returned from their bodies "
                                 "after different UPC collective calls:\n  {}",

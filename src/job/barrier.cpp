@@ -312,7 +312,7 @@ void record_arrival(thread_record& me, const barrier_op& op) noexcept {
     // Arrivals with another signature: a mismatch, or the same barrier with and without an id.
     const signature s = unpack(w);
     if (s.kind != kind || (s.has_id && op.has_id && s.id != op.id) ||
-        (w & barrier_call_bits(3)) != calls) {
+        (w & barrier_call_mask) != calls) {
       record_arrival(me, op);
       report_mismatch(j, op, s);
     }

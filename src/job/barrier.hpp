@@ -115,6 +115,7 @@ inline unsigned char* line_slot(barrier_state& b, int t) noexcept {
 constexpr std::uint64_t barrier_call_bits(std::uint32_t calls) noexcept {
   return std::uint64_t{calls & 3u} << 30;
 }
+inline constexpr std::uint64_t barrier_call_mask = barrier_call_bits(3);
 
 /// Arrives at the current phase (UPC notify). Checks that `op` agrees with the other
 /// arrivals; the last arriver runs `op.last`, if any, and releases the phase.

@@ -464,8 +464,12 @@ template <class A>
 concept forall_void_pointer = is_sptr<std::remove_cvref_t<A>>::value && !requires {
   typename std::remove_cvref_t<A>::element_type;
 };
+// UPC's `&A[i]` written as such: in pgas the element's plain T*, which names no thread.
 template <class A>
-concept forall_unwalkable = forall_multi_dim_array<A> || forall_void_pointer<A>;
+concept forall_plain_pointer = std::is_pointer_v<std::remove_cvref_t<A>>;
+template <class A>
+concept forall_unwalkable =
+    forall_multi_dim_array<A> || forall_void_pointer<A> || forall_plain_pointer<A>;
 
 template <class A>
 void forall_reject() {
@@ -476,11 +480,16 @@ void forall_reject() {
   static_assert(!forall_void_pointer<A>,
                 "pgas::forall: a pgas::sptr<void> (shared void *) has no element type, so it "
                 "has no p + i: cast it to a typed pointer-to-shared");
+  static_assert(!forall_plain_pointer<A>,
+                "pgas::forall: a plain pointer is not an affinity: UPC's &A[i] of a pgas array "
+                "is the element's plain T*, which names no thread; pass the array itself "
+                "(pgas::forall(lo, hi, A, body)), a pgas::sptr p for &p[i], or write "
+                "[&](int i) { return A.ptr(i); }");
 }
 }  // namespace detail
 
-/// A multi-dimensional array or a pgas::sptr<void> as the affinity: stops the compile saying
-/// what to write instead.
+/// A multi-dimensional array, a pgas::sptr<void> or a plain pointer as the affinity: stops the
+/// compile saying what to write instead.
 template <std::integral I, detail::forall_unwalkable A, class F>
 void forall(I, I, const A&, F&&) {
   detail::forall_reject<A>();

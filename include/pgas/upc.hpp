@@ -92,8 +92,8 @@
 // Where the names behave differently from UPC's (the types are C++ ones):
 //   * Pointers-to-shared are pgas::sptr<T, B>; upc_all_alloc, upc_global_alloc and upc_alloc
 //     return the generic pgas::sptr<void> (UPC's `shared void *`), which converts to a typed
-//     pointer by a cast, `(pgas::sptr<int>) upc_all_alloc(n, sizeof(int))`, where C converts
-//     implicitly. upc_free and upc_all_free accept any pointer-to-shared that one of those
+//     pointer by assignment as in UPC, `pgas::sptr<int> p = upc_all_alloc(n, sizeof(int))`,
+//     or by a cast. upc_free and upc_all_free accept any pointer-to-shared that one of those
 //     three calls returned (upc_all_alloc and upc_global_alloc memory is recognised by its
 //     pointer: the one returned, which has affinity to thread 0); anything else is misuse.
 //   * upc_lock_t is an opaque type whose pointer carries a pgas::lock_t; a

@@ -464,9 +464,11 @@ template <class A>
 concept forall_void_pointer = is_sptr<std::remove_cvref_t<A>>::value && !requires {
   typename std::remove_cvref_t<A>::element_type;
 };
-// UPC's `&A[i]` written as such: in pgas the element's plain T*, which names no thread.
+// UPC's `&A[i]` written as such: in pgas the element's plain T*, which names no thread. (A
+// pointer to a function is an affinity function, not this.)
 template <class A>
-concept forall_plain_pointer = std::is_pointer_v<std::remove_cvref_t<A>>;
+concept forall_plain_pointer = std::is_pointer_v<std::remove_cvref_t<A>> &&
+    !std::is_function_v<std::remove_pointer_t<std::remove_cvref_t<A>>>;
 template <class A>
 concept forall_unwalkable =
     forall_multi_dim_array<A> || forall_void_pointer<A> || forall_plain_pointer<A>;

@@ -199,6 +199,23 @@ TEST_CASE("forall with an affinity function", "[forall]") {
         }
         pgas::barrier();
       }
+      // A pointer to a plain function (not taken for UPC's &A[i], a pointer to an element).
+      {
+        int (*const quarter)(int) = [](int i) { return i / 4; };
+        if (me == 0) book.reset(40);
+        pgas::barrier();
+        pgas::forall(0, 40, quarter, [&](int i) { book.ran(static_cast<std::size_t>(i)); });
+        pgas::barrier();
+        if (me == 0) {
+          for (int i = 0; i < 40; ++i) {
+            EXPECT(f,
+                   book.runs[static_cast<std::size_t>(i)] == 1 &&
+                       book.runner[static_cast<std::size_t>(i)] == owner_of_integer(i / 4),
+                   "function pointer affinity " << i / 4);
+          }
+        }
+        pgas::barrier();
+      }
       // A long affinity on unsigned iterations.
       if (me == 0) book.reset(20);
       pgas::barrier();

@@ -162,8 +162,11 @@ TEST_CASE("store buffering: strict accesses never let both loads see 0", "[stric
   std::printf("store buffering over %d rounds: both loads 0 in %ld strict rounds, %ld relaxed\n",
               rounds, strict_both_zero, relaxed_both_zero);
   CHECK(strict_both_zero == 0);
-  // Relaxed accesses may be reordered, and on x86 with two cores they are, in a good fraction of
-  // rounds whose accesses overlap. The thread sanitizer runs relaxed atomics in its own
-  // sequentially consistent way, so there the outcome is only recorded.
-  if (!under_tsan && std::thread::hardware_concurrency() >= 2) CHECK(relaxed_both_zero > 0);
+  // Relaxed accesses may be reordered, and on x86 with two idle cores they are, in a good
+  // fraction of rounds whose accesses overlap. But the overlap is the scheduler's to give: on a
+  // busy machine the two threads can run in turn for every round, and under the thread
+  // sanitizer relaxed atomics are sequentially consistent. So the relaxed outcome shows that
+  // the litmus can see a reordering when the machine lets it, and is recorded, never asserted.
+  if (!under_tsan && relaxed_both_zero == 0)
+    WARN("no relaxed round saw both loads 0: the two threads' accesses never overlapped");
 }

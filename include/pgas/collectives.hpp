@@ -41,9 +41,12 @@
 //   * Thread safety: each call acts for the calling thread. `op` is called on copies of the
 //     values, by the calling thread or by another thread of the job with that thread's `op`
 //     (in jobs of 4 and 5 threads the last to arrive combines small results for all): it must
-//     give the same result whichever thread calls it, must not call pgas collectives itself,
-//     and must not throw (an exception from it may end the job, as an uncaught one does; where
-//     the calling thread runs it, after the barrier, it reaches the caller). reduce's
+//     give the same result whichever thread calls it, and must not call pgas collectives
+//     itself. An exception from it reaches the caller after the barrier (the collective is then
+//     complete: no thread waits for the thrower): where the last to arrive combined for all,
+//     every thread's call throws it (one exception object, rethrown on each thread); where
+//     each thread combines itself, the call of each thread whose combining threw (in the span
+//     form that leaves the others at its second barrier: a mismatch that ends the job). reduce's
 //     non-root threads may not call it at all.
 //
 // Cost: one barrier. In jobs of up to detail::value_line_threads threads, values of up to

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <source_location>
 #include <string>
@@ -99,6 +100,10 @@ struct job {
   alignas(64) std::atomic<void*> bcast[2] = {nullptr, nullptr};
   // Per thread, the two slots of the value collectives (src/job/value.hpp).
   std::unique_ptr<value_slots[]> values;
+  // What the operation threw when the last arriver of a value collective combined for every
+  // thread (src/job/value.cpp), null when it returned; written only in that hook, before the
+  // release, and read by every thread after it, so each rethrows it.
+  std::exception_ptr combine_failure;
 
   thread_record& record(int t) noexcept { return records[static_cast<std::size_t>(t)]; }
   collective_epoch& epoch(int t) noexcept { return epochs[static_cast<std::size_t>(t)]; }

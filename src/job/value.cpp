@@ -20,6 +20,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <string>
 
@@ -136,13 +137,28 @@ struct combining {
   const value_call* call;
   const value_view* view;
   unsigned char* payload;
+  std::exception_ptr* failure;  // job::combine_failure
 };
 
-// noexcept: an exception from the user's operation must not leave the phase half released
-// (the arrival count reset, the waiters never woken); it ends the job instead.
+// An exception from the user's operation must not leave the phase half released (the arrival
+// count reset, the waiters never woken): it is kept for every thread to rethrow after the
+// release (rethrow_combine_failure), as each thread throws it where it folds the values itself.
 void combine_last(const void* arg) noexcept {
   const auto& ctx = *static_cast<const combining*>(arg);
-  ctx.call->combine(*ctx.view, ctx.payload, ctx.call->op_object);
+  try {
+    ctx.call->combine(*ctx.view, ctx.payload, ctx.call->op_object);
+    if (*ctx.failure) *ctx.failure = nullptr;
+  } catch (...) {
+    *ctx.failure = std::current_exception();
+  }
+}
+
+// After the release of a phase whose last arriver combined: its operation's exception, on
+// every thread. The next writer is the last arriver of a later phase, which every thread must
+// first reach, so reading here races with no one.
+void rethrow_combine_failure(const job& j) {
+  if (j.combine_failure) [[unlikely]]
+    std::rethrow_exception(j.combine_failure);
 }
 
 // A job of 4 or 5 threads, a small value with a combine function: every thread stores its value
@@ -157,13 +173,14 @@ value_view line_exchange(job& j, thread_record& rec, const value_call& c, const 
   barrier_state& b = j.barrier;
   const value_agreement& a = agreement_for(rec.value_args, c);
   value_view w{j.values.get(), 0, false, nullptr, line_slot(b, 0)};
-  const combining ctx{&c, &w, line_result(b)};
+  const combining ctx{&c, &w, line_result(b), &j.combine_failure};
   barrier_op op{k.kind, k.name, true, a.hash, "arguments", where, a.text.c_str()};
   op.last = combine_last;
   op.last_arg = &ctx;
   barrier_sync_line(j, op, data != nullptr ? line_slot(b, mythread()) : nullptr,
                     data != nullptr ? line_word(data, bytes) : 0, nullptr, nullptr);
   w.packed = nullptr;  // the slots belong to the next phase from here on
+  rethrow_combine_failure(j);
   w.result = line_result(b);
   return w;
 }
@@ -203,7 +220,7 @@ value_view value_exchange(const value_call& c, const void* data, const void* add
   const value_agreement& a = agreement_for(rec.value_args, c);
   value_view w{j.values.get(), parity, heap, nullptr};
   barrier_op op{k.kind, k.name, true, a.hash, "arguments", where, a.text.c_str()};
-  combining ctx{&c, &w, j.barrier.payload};
+  combining ctx{&c, &w, j.barrier.payload, &j.combine_failure};
   if (c.combine != nullptr) {
     op.last = combine_last;
     op.last_arg = &ctx;
@@ -214,7 +231,10 @@ value_view value_exchange(const value_call& c, const void* data, const void* add
   // its line: ask for it back now (the others are past that collective), so that the next
   // call's copy does not stall the barrier's CAS on the transfer.
   __builtin_prefetch(j.values[static_cast<std::size_t>(me)].slot[parity ^ 1].bytes, 1, 3);
-  if (c.combine != nullptr) w.result = j.barrier.payload;
+  if (c.combine != nullptr) {
+    rethrow_combine_failure(j);
+    w.result = j.barrier.payload;
+  }
   return w;
 }
 

@@ -11,6 +11,8 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <stdexcept>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -263,6 +265,46 @@ TEST_CASE("element-wise allreduce of a span in place", "[collectives]") {
           // Mixed with scalar collectives, which reuse the same slots.
           ok &= pgas::allreduce(1, std::plus<>{}) == n;
         }
+      }
+      return ok;
+    });
+  }
+}
+
+// An exception from the operation reaches every thread's call at any THREADS: where the last
+// arriver combines for all (4 and 5 threads beside the arrival word, 6 and more in the slots)
+// it once ended the job as an uncaught exception inside the program's try. Each thread catches
+// it, and the next collective works (the failure is not left behind for it).
+TEST_CASE("an exception from the operation is caught by every thread", "[collectives][errors]") {
+  struct refused : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+  const auto refuse_odd = [](long a, long b) -> long {
+    if (b % 2 != 0) throw refused("odd operand");
+    return a + b;
+  };
+  const auto refuse_wide = [](const wide& x, const wide& y) {
+    if (y.v[0] != 0) throw refused("nonzero operand");
+    return wide_add(x, y);
+  };
+  for (int n : {2, 3, 4, 5, 6, 8}) {
+    CAPTURE(n);
+    on_threads(n, [&] {
+      const long me = pgas::mythread();
+      bool ok = true;
+      for (int round = 0; round < 20; ++round) {
+        try {
+          (void)pgas::allreduce(2 * me + 1, refuse_odd);  // thread 1 contributes 3: odd
+          ok = false;
+        } catch (const refused& e) {
+          ok &= std::string_view(e.what()) == "odd operand";
+        }
+        try {
+          (void)pgas::allreduce(wide{{me}}, refuse_wide);
+          ok = false;
+        } catch (const refused&) {
+        }
+        ok &= pgas::allreduce(2 * me, refuse_odd) == pgas::threads() * (pgas::threads() - 1);
       }
       return ok;
     });

@@ -46,8 +46,10 @@
 //     runs — before pgas::run, after it returned — is misuse naming the object's declaration:
 //     outside a job it throws pgas::usage_error "pgas: the pgas::static_array declared here is
 //     used outside pgas::run() … at FILE:LINE". Creation errors are those of the objects
-//     (shared_array: an invalid layout, named at the declaration; out of shared memory,
-//     pgas::bad_shared_alloc, which ends the job as an uncaught exception does). An extent
+//     (shared_array: an invalid layout, named at the declaration), except that running out of
+//     shared memory (pgas::bad_shared_alloc, which no body is there to catch) ends the job
+//     naming the declaration too: "pgas: thread 0 of 2: cannot create the pgas::static_array
+//     declared here: thread 0: cannot allocate … at FILE:LINE". An extent
 //     that is negative (a callable's result) is misuse named at the declaration. A thread that
 //     returns from its body while others wait at a barrier meets them at "the end of its body
 //     (static shared objects are freed collectively after it)": the job ends reporting the

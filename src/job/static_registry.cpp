@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <mutex>
+#include <new>
+#include <string_view>
 #include <vector>
 
 #include "src/job/barrier.hpp"
@@ -79,8 +81,19 @@ void static_objects_job_begin(int threads) {
 }
 
 void static_objects_thread_create() {
-  for (static_object* o : the_registry().objects)
-    static_registry_access::thread_create(*o);
+  for (static_object* o : the_registry().objects) {
+    // Out of shared memory (pgas::bad_shared_alloc, a std::bad_alloc) on every thread alike, as
+    // the allocation is collective: no body runs to catch it, so the job ends naming the
+    // declaration, as for the objects' other creation errors.
+    try {
+      static_registry_access::thread_create(*o);
+    } catch (const std::bad_alloc& e) {
+      std::string_view why = e.what();
+      if (why.starts_with("pgas: ")) why.remove_prefix(6);
+      misuse(fmt::format("cannot create the {} declared here: {}", o->kind(), why),
+             o->declared_at());
+    }
+  }
 }
 
 void static_objects_thread_destroy(job& j) noexcept {

@@ -1838,3 +1838,18 @@ TEST_CASE("static_misuse: an extent evaluating to a negative number names the de
                  "THREADS = 2"));
   CHECK(names_location(r.err, "static_misuse", declared));
 }
+
+TEST_CASE("static_misuse: a static array too large for the segments names the declaration",
+          "[fault][static]") {
+  const int declared = line_of("static_misuse", "@static_misuse:too_large");
+  for (int n : {1, 2, 4}) {
+    const result r = launch_program(n, "static_misuse", {"too_large"});
+    INFO("pgasrun -n " << n << " static_misuse too_large");
+    require_exit(r, 1);
+    INFO(r);
+    CHECK(contains(r.err, "cannot create the pgas::static_array declared here: thread "));
+    CHECK(contains(r.err, "cannot allocate"));
+    CHECK_FALSE(contains(r.err, "uncaught"));
+    CHECK(names_location(r.err, "static_misuse", declared));
+  }
+}

@@ -19,6 +19,8 @@ namespace pgas::detail {
 class PGAS_API static_object {
  public:
   const std::source_location& declared_at() const noexcept { return where_; }
+  /// What it is, as the program names it ("pgas::static_array").
+  const char* kind() const noexcept { return kind_; }
 
  protected:
   /// Registers the object; misuse (ending the job) when a job is running: a block-scope static

@@ -14,6 +14,8 @@
 //                 misuse named at the lock's declaration;
 //   negative      an extent's callable returns a negative number: the job ends before any
 //                 body runs, naming the declaration;
+//   too_large     an extent's callable returns more than the segments hold: the job ends
+//                 before any body runs (status 1), naming the declaration and the shortage;
 //   ok            uses everything correctly (status 0, prints the sum).
 #include <cstdio>
 #include <mutex>
@@ -26,6 +28,11 @@ pgas::static_lock lk;                            // @static_misuse:lock
 
 bool negative_mode = false;  // set by main() before the job: the extent below is then -3
 pgas::static_array<char> N([](int) { return negative_mode ? -3 : 1; });  // @static_misuse:negative
+bool too_large_mode = false;  // set by main() before the job: the extent below is then 2^50
+long long too_large_extent(int) {
+  return too_large_mode ? 1LL << 50 : 1;
+}
+pgas::static_array<char> L(too_large_extent);  // @static_misuse:too_large
 
 namespace {
 
@@ -45,6 +52,7 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "ok";
   if (mode == "before") return use_before_or_after("before");
   negative_mode = mode == "negative";
+  too_large_mode = mode == "too_large";
   const int status = pgas::run(argc, argv, [&mode](int, char**) {
     const int me = pgas::mythread();
     pgas::barrier();

@@ -68,7 +68,19 @@ struct PGAS_API run_options {
 
 /// The body every thread runs: `int(int argc, char** argv)`. Its return values become the
 /// job's exit status: 0 when every thread returns 0, else the first non-zero value in thread
-/// order.
+/// order. run() also takes a body `void(int, char**)`, `int()` or `void()` (below); a void
+/// body counts as returning 0.
+///
+/// A ported UPC `main` with no `return` (legal in C, where falling off main's end returns 0)
+/// must not become an `int` function: falling off the end of any function but main is
+/// undefined in C++ (g++ -O2 may fall through into the next function's code). Declare the
+/// renamed main `auto` instead, as README.md's porting rule does:
+///   static auto upc_main(int argc, char** argv) { ... }   // was: int main(int argc, ...)
+///   int main(int argc, char** argv) { return pgas::run(argc, argv, upc_main); }
+/// A body with no `return` is then void (status 0), one that returns everywhere is int; one
+/// that returns a value on some paths and falls off the end on others is still undefined, and
+/// <pgas/upc.hpp> makes it a compile error (`-Wreturn-type` as an error: "control reaches end
+/// of non-void function").
 using body_function = std::function<int(int, char**)>;
 
 /// Runs `body(argc, argv)` in THREADS threads and returns the job's exit status.
@@ -92,11 +104,20 @@ PGAS_API int run(int argc, char** argv, body_function body);
 PGAS_API int run(const run_options& options, int argc, char** argv, body_function body);
 
 namespace detail {
-// Wraps a body that takes no arguments and/or returns nothing (treated as 0).
+// A body run() adapts: `int()`, `void()` or `void(int, char**)` (a void body returns 0).
+template <class F>
+concept adaptable_body =
+    !std::is_convertible_v<F, body_function> &&
+    (std::invocable<F&> ||
+     (std::invocable<F&, int, char**> && std::is_void_v<std::invoke_result_t<F&, int, char**>>));
+
 template <class F>
 body_function adapt_body(F&& body) {
-  return [b = std::forward<F>(body)](int, char**) mutable {
-    if constexpr (std::is_void_v<std::invoke_result_t<F&>>) {
+  return [b = std::forward<F>(body)](int argc, char** argv) mutable {
+    if constexpr (!std::invocable<F&>) {
+      b(argc, argv);
+      return 0;
+    } else if constexpr (std::is_void_v<std::invoke_result_t<F&>>) {
       b();
       return 0;
     } else {
@@ -106,15 +127,14 @@ body_function adapt_body(F&& body) {
 }
 }  // namespace detail
 
-/// Convenience forms for bodies `int()` or `void()` (a void body counts as returning 0).
-template <class F>
-requires(!std::is_convertible_v<F, body_function> &&
-         std::invocable<F&>) int run(int argc, char** argv, F&& body) {
+/// Convenience forms for bodies `int()`, `void()` and `void(int, char**)` (a void body counts
+/// as returning 0).
+template <detail::adaptable_body F>
+int run(int argc, char** argv, F&& body) {
   return run(argc, argv, detail::adapt_body(std::forward<F>(body)));
 }
-template <class F>
-requires(!std::is_convertible_v<F, body_function> &&
-         std::invocable<F&>) int run(const run_options& options, int argc, char** argv, F&& body) {
+template <detail::adaptable_body F>
+int run(const run_options& options, int argc, char** argv, F&& body) {
   return run(options, argc, argv, detail::adapt_body(std::forward<F>(body)));
 }
 

@@ -31,6 +31,9 @@
 //   upc_fence                the statement `upc_fence;`
 // It also includes what a UPC program's declarations and loops become: shared arrays
 // (pgas/shared_array.hpp), pgas::forall (pgas/forall.hpp) and pgas::strict (pgas/strict.hpp).
+// From the include on, a function that falls off the end of a non-void body is a compile
+// error (-Wreturn-type as an error): a ported main becomes `static auto upc_main(...)`, void
+// (status 0) when it has no return, and an int one must return on every path (runtime.hpp).
 // Everything else is an inline function, a type alias or a constant in the global namespace,
 // each forwarding to the pgas call named beside it below (whose header is its manual: errors,
 // collectiveness, memory ordering and thread safety are those of the pgas call, and misuse is
@@ -145,6 +148,14 @@
 #include <pgas/ticks.hpp>
 #include <pgas/upc_collectives.hpp>
 
+// A UPC main without a return returns 0; ported as a function, it is undefined behaviour in
+// C++ (g++ -O2 may run on into the next function). Declared `auto` (README.md's porting rule,
+// pgas/runtime.hpp) such a body is void and returns 0; what is left, an int function that
+// returns on some paths and falls off its end on others, this makes a compile error for the
+// rest of the including file ("control reaches end of non-void function"): return a status
+// at the end.
+#pragma GCC diagnostic error "-Wreturn-type"
+
 // ---- Threads, blocks, synchronisation (upc.h, §6.3, §6.6.1, §7.2.1) ----------------------------
 
 #define MYTHREAD (::pgas::mythread())
@@ -169,9 +180,10 @@ inline void upc_poll() noexcept {
   pgas::poll();
 }
 
-/// upc_global_exit: pgas::exit.
+/// upc_global_exit: pgas::exit; its end-of-job line names upc_global_exit(status).
 [[noreturn]] inline void upc_global_exit(
     int status, std::source_location where = std::source_location::current()) noexcept {
+  const pgas::detail::upc_call_scope call("upc_global_exit", "pgas::exit");
   pgas::exit(status, where);
 }
 

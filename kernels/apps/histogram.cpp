@@ -10,7 +10,7 @@ pgas::static_array<int, 1, 1> data(pgas::per_thread(N));
 pgas::static_array<int, 1, 1> hist(BINS);
 thread_local upc_lock_t* lock; /* each thread's copy of the lock's handle */
 
-static int upc_main(int, char**) {
+static auto upc_main(int, char**) {
   lock = upc_all_lock_alloc();
   pgas::forall(0, N * THREADS, data, [&](int i) { data[i] = (i * 7919) % 1000; });
   upc_barrier;

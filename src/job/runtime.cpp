@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include <pgas/detail/upc_call.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/sync.hpp>
 
@@ -301,10 +302,9 @@ void poll() noexcept {
 void exit(int status, std::source_location where) noexcept {
   if (!detail::fault_claim()) detail::fault_park();
   std::fflush(nullptr);
-  detail::os_write_stderr(
-      fmt::format("pgas: thread {} of {} ended the job with pgas::exit({}) "
-                  "at {}\n",
-                  mythread(), threads(), status, detail::where_string(where)));
+  detail::os_write_stderr(fmt::format("pgas: thread {} of {} ended the job with {}({}) at {}\n",
+                                      mythread(), threads(), detail::shown_name("pgas::exit"),
+                                      status, detail::where_string(where)));
   detail::os_exit(status);
 }
 

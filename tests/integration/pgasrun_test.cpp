@@ -554,14 +554,40 @@ TEST_CASE("segv stack: a stack overflow is named as one", "[fault]") {
 }
 
 TEST_CASE("global_exit: pgas::exit(7) ends every thread with status 7", "[fault]") {
-  const result r = launch_program(4, "global_exit");
-  require_exit(r, 7);
-  INFO(r);
-  // pgas::exit flushes stdio, and no thread gets past the barrier thread 1 never reached.
-  CHECK(contains(r.out, "thread 1 calls pgas::exit(7)\n"));
-  CHECK_FALSE(contains(r.out, "should never have passed"));
-  // runtime.hpp: pgas::exit ends the job "with a message naming the thread".
-  CHECK(names_thread(r.err, 1));
+  // With `upc` the program calls upc_global_exit(7), which the end-of-job line names as written.
+  for (const std::string name : {"pgas::exit", "upc_global_exit"}) {
+    const result r = launch_program(
+        4, "global_exit",
+        name == "pgas::exit" ? std::vector<std::string>{} : std::vector<std::string>{"upc"});
+    INFO(name);
+    require_exit(r, 7);
+    INFO(r);
+    // pgas::exit flushes stdio, and no thread gets past the barrier thread 1 never reached.
+    CHECK(contains(r.out, "thread 1 calls " + name + "(7)\n"));
+    CHECK_FALSE(contains(r.out, "should never have passed"));
+    // runtime.hpp: pgas::exit ends the job "with a message naming the thread".
+    CHECK(names_thread(r.err, 1));
+    CHECK(contains(r.err, "ended the job with " + name + "(7) at "));
+    CHECK(contains(r.err, "global_exit.cpp:"));
+  }
+}
+
+TEST_CASE("upc_main_no_return: a ported main without a return ends the job with status 0",
+          "[upc]") {
+  for (int n : {1, 3}) {
+    const result r = launch_program(n, "upc_main_no_return", {"x"});
+    INFO("pgasrun -n " << n << " upc_main_no_return x");
+    require_exit(r, 0);
+    INFO(r);
+    CHECK(contains(r.out, "upc_main: " + std::to_string(n) + " threads, total " +
+                              std::to_string(2 * n) + "\n"));
+    for (int t = 0; t < n; ++t) {
+      const std::string line = "thread " + std::to_string(t) + " ran the body\n";
+      CHECK(r.out.find(line) == r.out.rfind(line));  // once
+      CHECK(contains(r.out, line));
+    }
+    CHECK_FALSE(contains(r.out, "ran after the body"));
+  }
 }
 
 TEST_CASE("early_return: a barrier that can never complete is reported, not hung", "[fault]") {

@@ -104,6 +104,9 @@ class sptr;
 namespace detail {
 template <int N>
 struct no_cast_source {};
+// False for every type: the static_asserts of the constructors that exist only to give a hint.
+template <class T>
+inline constexpr bool hint_only = false;
 // The run-time-block source of sptr<T, B>'s explicit casts: sptr<T, dynamic_block> (N = 0) and,
 // for a const T, sptr<non-const T, dynamic_block> (N = 1); a placeholder where that would be
 // the copy constructor or the first one again.
@@ -214,6 +217,19 @@ class sptr {
   }
   explicit sptr(const detail::sptr_cast_source<T, B, 1>& p) noexcept : w_(p.word()) {
     if (p.block() != B) w_ &= detail::offset_mask;
+  }
+
+  /// A plain pointer is not a pointer-to-shared (it carries no thread), so the cast stops the
+  /// compile with a hint: p[i] of a pointer-to-shared p is the element itself, and UPC's
+  /// `&p[i]` is then the element's plain T*; write `p + i` (`A.ptr(i)` for an array's element,
+  /// pgas::sptr_from(x) for a plain address that lies in the shared space).
+  template <class U>
+  explicit sptr(U*) {
+    static_assert(detail::hint_only<U>,
+                  "pgas::sptr from a plain pointer: in pgas, p[i] of a pointer-to-shared is the "
+                  "element itself, so &p[i] is its plain T*; for UPC's &p[i] write p + i "
+                  "(A.ptr(i) for an element of an array A; pgas::sptr_from(x) for a plain "
+                  "address in the shared space)");
   }
 
   /// Cast from another typed pointer-to-shared (UPC §6.4.3): same thread and address; the

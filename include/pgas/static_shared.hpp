@@ -288,6 +288,26 @@ class static_scalar final
  public:
   explicit static_scalar(std::source_location where = std::source_location::current())
       : base("pgas::static_scalar", {static_extent(1)}, std::nullopt, where) {}
+  /// UPC's `shared T x = v;` is not taken: the scalar is zero when each job starts. The
+  /// initialiser stops the compile with a hint (`= 0`: drop it; another value: assign it on
+  /// one thread in the body, then a barrier).
+  template <class U>
+  requires std::convertible_to<const U&, T> static_scalar(const U&) : static_scalar() {
+    static_assert(detail::hint_only<U>,
+                  "pgas::static_scalar takes no initialiser: it is zero when each job starts "
+                  "(UPC's `shared int x = 0;` is `pgas::static_scalar<int> x;`); for another "
+                  "value write `if (MYTHREAD == 0) x = v;` then `upc_barrier;` in the body");
+  }
+  /// Not copyable (it names one object of the job); a copy, as by passing the scalar to
+  /// printf's `...`, stops the compile with a hint: pass the value, `*x`.
+  static_scalar(const static_scalar&) : static_scalar() {
+    static_assert(detail::hint_only<T>,
+                  "a pgas::static_scalar is not copied: to pass its value (to printf's "
+                  "arguments, to a function taking T by value) write *x, as for UPC's shared "
+                  "scalar x");
+  }
+  // const, as the assignment of a T below, so that `x = v` picks that one (not a conversion).
+  const static_scalar& operator=(const static_scalar&) const = delete;
 
   /// Where it was declared.
   using base::declared_at;

@@ -2,12 +2,14 @@
 // thread's, and a fatal signal's (see backtrace.hpp); entry points backtrace_install,
 // backtrace_of_thread, backtrace_of_self, backtrace_fatal_start and backtrace_write_fatal.
 //
-// One capture buffer serves every thread, one request at a time: preallocating a buffer per
-// thread would cost up to config::max_threads x 17 KiB for a report that is printed one thread
-// after another anyway. The buffer's state word is the handshake: the asker publishes the
-// target's tid and moves the state to `requested`; only the handler running on that tid can
-// move it on to `writing` (a CAS), so a late answer, after the asker gave up and took the
-// request back, never writes into a buffer that serves someone else.
+// A request asks a batch of threads at once (a timeout report of 1000 threads cannot wait a
+// second for each in turn): the asker allocates a slot per thread, publishes the batch, signals
+// every thread, and waits for all of them against one deadline. Each slot's state word is the
+// handshake: only the handler running on the slot's tid can move it from `requested` to
+// `writing` (a CAS), so a late answer, after the asker gave up and took the request back, never
+// writes into it. Handlers count themselves in and out around their look at the batch, and the
+// asker frees a batch only once it is unpublished and no handler is inside (else it is left
+// allocated: a handler stuck mid-unwind may still write into it).
 //
 // A fatal signal's frames have a buffer of their own (the faulting thread may interrupt a
 // capture) and the same kind of handshake with the symbolising thread: whichever of the two
@@ -26,6 +28,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -61,17 +64,25 @@ struct raw_frame {
 
 enum capture_state : std::uint32_t { idle, requested, writing, done };
 
-struct capture_buffer {
+struct capture_slot {
   std::atomic<std::uint32_t> state{idle};
-  std::atomic<int> tid{0};
+  int tid = 0;
+  int error = 0;  // the asker's: of the signal, or -ETIMEDOUT
   int count = 0;  // written by the handler before `done`
   raw_frame frames[recorded_frames];
 };
 
-capture_buffer buffer;
+struct capture_batch {
+  explicit capture_batch(std::size_t n) : slots(std::make_unique<capture_slot[]>(n)), size(n) {}
+  std::unique_ptr<capture_slot[]> slots;
+  std::size_t size;
+  bool quiet = false;                      // backtraces_of_threads' `quiet`
+  std::atomic<std::uint32_t> answered{0};  // slots moved to `done`; the asker's futex word
+};
+
+std::atomic<capture_batch*> published{nullptr};
+std::atomic<int> handlers_inside{0};
 std::mutex capture_mutex;  // one asker at a time
-// Set when a handler started writing and never finished: the buffer is not reused.
-bool buffer_lost = false;
 struct sigaction saved_action {};
 bool installed = false;
 
@@ -120,50 +131,67 @@ bool name_fits(const raw_frame& f, std::uintptr_t symbol_start) noexcept {
   return f.start == 0 || f.start == symbol_start;
 }
 
-// The others are return addresses, whose call is the instruction before; frame 0 is one too
-// unless `interrupted` (an unwind from a signal's context: the instruction it stopped at).
-// Past max_frames, a marker entry instead of the frames.
-std::vector<stack_frame> symbolise(const raw_frame* frames, int count, bool interrupted) {
-  const bool cut = count > max_frames;
-  count = std::min(count, max_frames);
-  std::vector<stack_frame> out;
-  out.reserve(static_cast<std::size_t>(count));
+// A recorded stack to name: its frames and whether it was unwound from a signal's context.
+struct raw_stack {
+  const raw_frame* frames;
+  int count;
+  bool interrupted;
+};
+
+// The address whose line a frame shows: the others are return addresses, whose call is the
+// instruction before; frame 0 is one too unless `interrupted` (an unwind from a signal's
+// context: the instruction it stopped at).
+std::uintptr_t call_of(const raw_stack& s, int i) noexcept {
+  const std::uintptr_t ip = s.frames[i].ip;
+  return (i == 0 && s.interrupted) || ip == 0 ? ip : ip - 1;
+}
+
+// Names every stack's frames, each distinct address once (a thousand threads in one barrier
+// share their addresses). Past max_frames, a marker entry instead of the frames.
+std::vector<std::vector<stack_frame>> symbolise(const std::vector<raw_stack>& stacks) {
   std::vector<std::uintptr_t> calls;
-  calls.reserve(static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i) {
-    const raw_frame& f = frames[i];
-    stack_frame s;
-    s.ip = f.ip;
-    if (const char* m = os_module_of(reinterpret_cast<const void*>(f.ip))) s.module = m;
-    out.push_back(std::move(s));
-    calls.push_back((i == 0 && interrupted) || f.ip == 0 ? f.ip : f.ip - 1);
+  std::map<std::uintptr_t, std::size_t> index_of;
+  for (const raw_stack& s : stacks) {
+    for (int i = 0; i < std::min(s.count, max_frames); ++i) {
+      if (index_of.try_emplace(call_of(s, i), calls.size()).second) calls.push_back(call_of(s, i));
+    }
   }
   const std::vector<source_line> lines = source_lines_of(calls);
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    out[i].file = lines[i].file;
-    out[i].line = lines[i].line;
-    for (const source_line_site& at : lines[i].inlined_at)
-      out[i].inlined_at += fmt::format(", inlined at {}:{}", at.file, at.line);
-    // The images' symbol tables, else the dynamic linker's exported symbols.
-    const raw_frame& f = frames[i];
-    std::string symbol = lines[i].symbol;
-    std::uintptr_t start = lines[i].symbol_start;
-    if (symbol.empty()) {
-      if (const char* exported = os_symbol_of(reinterpret_cast<const void*>(calls[i]), start)) {
-        symbol = exported;
+  std::vector<std::vector<stack_frame>> out;
+  out.reserve(stacks.size());
+  for (const raw_stack& s : stacks) {
+    std::vector<stack_frame>& named = out.emplace_back();
+    named.reserve(static_cast<std::size_t>(std::min(s.count, max_frames) + 1));
+    for (int i = 0; i < std::min(s.count, max_frames); ++i) {
+      const raw_frame& f = s.frames[i];
+      const std::uintptr_t call = call_of(s, i);
+      const source_line& l = lines[index_of.at(call)];
+      stack_frame& n = named.emplace_back();
+      n.ip = f.ip;
+      if (const char* m = os_module_of(reinterpret_cast<const void*>(f.ip))) n.module = m;
+      n.file = l.file;
+      n.line = l.line;
+      for (const source_line_site& at : l.inlined_at)
+        n.inlined_at += fmt::format(", inlined at {}:{}", at.file, at.line);
+      // The images' symbol tables, else the dynamic linker's exported symbols.
+      std::string symbol = l.symbol;
+      std::uintptr_t start = l.symbol_start;
+      if (symbol.empty()) {
+        if (const char* exported = os_symbol_of(reinterpret_cast<const void*>(call), start))
+          symbol = exported;
+      }
+      if (!symbol.empty() && name_fits(f, start)) {
+        n.function = backtrace_demangle(symbol.c_str());
+        n.offset = f.ip - start;
       }
     }
-    if (!symbol.empty() && name_fits(f, start)) {
-      out[i].function = backtrace_demangle(symbol.c_str());
-      out[i].offset = f.ip - start;
-    }
-  }
-  if (cut) {
-    stack_frame marker;
-    marker.more = true;
-    out.push_back(std::move(marker));
+    if (s.count > max_frames) named.emplace_back().more = true;
   }
   return out;
+}
+
+std::vector<stack_frame> symbolise(const raw_frame* frames, int count, bool interrupted) {
+  return std::move(symbolise({raw_stack{frames, count, interrupted}}).front());
 }
 
 // The first unwind sets up libunwind's caches (each image's unwind tables on this stack): done
@@ -186,15 +214,30 @@ int unwind_interrupted(void* ucontext, raw_frame* frames) noexcept {
   return record_frames(cursor, frames);
 }
 
+// Sequentially consistent count and load, against the asker's unpublishing store and its look
+// at the count: whichever comes second sees the other, so a batch is never freed under a
+// handler that found it.
 void on_backtrace_signal(int, siginfo_t*, void* ucontext) {
   const int saved_errno = errno;
-  std::uint32_t expected = requested;
-  if (buffer.tid.load(std::memory_order_acquire) == os_thread_id() &&
-      buffer.state.compare_exchange_strong(expected, writing, std::memory_order_acq_rel)) {
-    buffer.count = unwind_interrupted(ucontext, buffer.frames);
-    buffer.state.store(done, std::memory_order_release);
-    os_futex_wake(&buffer.state, 1);
+  handlers_inside.fetch_add(1);
+  if (capture_batch* b = published.load()) {
+    const int me = os_thread_id();
+    for (std::size_t i = 0; i < b->size; ++i) {
+      capture_slot& slot = b->slots[i];
+      std::uint32_t expected = requested;
+      if (slot.tid != me ||
+          !slot.state.compare_exchange_strong(expected, writing, std::memory_order_acq_rel)) {
+        continue;
+      }
+      slot.count = unwind_interrupted(ucontext, slot.frames);
+      slot.state.store(done, std::memory_order_release);
+      b->answered.fetch_add(1, std::memory_order_release);
+      os_futex_wake(&b->answered, 1);
+      if (b->quiet) (void)os_thread_background(me);
+      break;
+    }
   }
+  handlers_inside.fetch_sub(1);
   errno = saved_errno;
 }
 
@@ -306,30 +349,103 @@ void backtrace_uninstall() noexcept {
   installed = false;
 }
 
-int backtrace_of_thread(int tid, std::uint64_t timeout_ns, std::vector<stack_frame>& out) {
-  std::lock_guard<std::mutex> hold(capture_mutex);
-  out.clear();
-  if (buffer_lost) return -EBUSY;
-  buffer.tid.store(tid, std::memory_order_relaxed);
-  buffer.state.store(requested, std::memory_order_release);
-  if (const int r = os_signal_thread(tid, os_backtrace_signal()); r != 0) {
-    buffer.state.store(idle, std::memory_order_relaxed);
-    return r;
+namespace {
+
+// Waits until `b.answered` reaches `target`, until `deadline`.
+void wait_answers(capture_batch& b, std::uint32_t target, std::uint64_t deadline) noexcept {
+  for (std::uint32_t seen = b.answered.load(std::memory_order_acquire); seen < target;
+       seen = b.answered.load(std::memory_order_acquire)) {
+    const std::uint64_t now = os_now_ns();
+    if (now >= deadline) return;
+    os_futex_wait(&b.answered, seen, std::min(deadline - now, poll_slice_ns));
   }
+}
+
+// Signals every slot's thread and waits for the answers (see the top of this file), all against
+// one deadline; each slot ends `done`, or with its error. A slot whose handler has begun gets a
+// quarter of the time again (it only unwinds, but may have lost its processor). Returns
+// whether the batch may be freed: not while a handler may still look at it.
+bool capture(capture_batch& b, std::uint64_t timeout_ns) {
   const std::uint64_t deadline = os_now_ns() + timeout_ns;
-  if (wait_while(buffer.state, requested, deadline) == requested) {
+  published.store(&b);
+  std::uint32_t asked = 0;
+  for (std::size_t i = 0; i < b.size; ++i) {
+    capture_slot& slot = b.slots[i];
+    slot.state.store(requested, std::memory_order_release);
+    if (const int r = os_signal_thread(slot.tid, os_backtrace_signal()); r != 0) {
+      slot.state.store(idle, std::memory_order_relaxed);  // no handler can have it: not signalled
+      slot.error = r;
+    } else {
+      ++asked;
+    }
+  }
+  wait_answers(b, asked, deadline);
+  std::uint32_t begun = 0;  // the requests not taken back: answered or being answered
+  for (std::size_t i = 0; i < b.size; ++i) {
+    capture_slot& slot = b.slots[i];
     std::uint32_t expected = requested;
-    if (buffer.state.compare_exchange_strong(expected, idle, std::memory_order_acq_rel))
-      return -ETIMEDOUT;
+    if (slot.error != 0) continue;
+    if (slot.state.compare_exchange_strong(expected, idle, std::memory_order_acq_rel)) {
+      slot.error = -ETIMEDOUT;
+    } else {
+      ++begun;
+    }
   }
-  // The handler has begun: it only unwinds, so give it as long again to finish.
-  if (wait_while(buffer.state, writing, os_now_ns() + timeout_ns) != done) {
-    buffer_lost = true;
-    return -ETIMEDOUT;
+  wait_answers(b, begun, os_now_ns() + timeout_ns / 4);
+  bool reusable = true;
+  for (std::size_t i = 0; i < b.size; ++i) {
+    capture_slot& slot = b.slots[i];
+    if (slot.error == 0 && slot.state.load(std::memory_order_acquire) != done) {
+      slot.error = -ETIMEDOUT;
+      reusable = false;
+    }
   }
-  out = symbolise(buffer.frames, buffer.count, true);
-  buffer.state.store(idle, std::memory_order_release);
-  return 0;
+  published.store(nullptr);
+  return reusable && handlers_inside.load() == 0;
+}
+
+}  // namespace
+
+void backtraces_of_threads(const std::vector<int>& tids, std::uint64_t timeout_ns,
+                           std::vector<thread_backtrace>& out, bool quiet) {
+  out.assign(tids.size(), thread_backtrace{});
+  if (tids.empty()) return;
+  std::lock_guard<std::mutex> hold(capture_mutex);
+  auto batch = std::make_unique<capture_batch>(tids.size());
+  for (std::size_t i = 0; i < tids.size(); ++i)
+    batch->slots[i].tid = tids[i];
+  batch->quiet = quiet;
+  const bool reusable = capture(*batch, timeout_ns);
+  for (std::size_t i = 0; quiet && i < tids.size(); ++i) {
+    if (batch->slots[i].error == -ETIMEDOUT) (void)os_thread_background(tids[i]);
+  }
+  // Threads stopped at the same instructions (a thousand waiting in one barrier) are named once.
+  std::map<std::vector<unw_word_t>, std::size_t> distinct;
+  std::vector<raw_stack> stacks;
+  std::vector<std::size_t> stack_of(tids.size());
+  for (std::size_t i = 0; i < tids.size(); ++i) {
+    const capture_slot& slot = batch->slots[i];
+    out[i].error = slot.error;
+    if (slot.error != 0) continue;
+    std::vector<unw_word_t> ips;
+    for (int f = 0; f < slot.count; ++f)
+      ips.push_back(slot.frames[f].ip);
+    const auto [at, fresh] = distinct.try_emplace(std::move(ips), stacks.size());
+    if (fresh) stacks.push_back(raw_stack{slot.frames, slot.count, true});
+    stack_of[i] = at->second;
+  }
+  const std::vector<std::vector<stack_frame>> named = symbolise(stacks);
+  for (std::size_t i = 0; i < tids.size(); ++i) {
+    if (out[i].error == 0) out[i].frames = named[stack_of[i]];
+  }
+  if (!reusable) (void)batch.release();  // a handler may still write into it
+}
+
+int backtrace_of_thread(int tid, std::uint64_t timeout_ns, std::vector<stack_frame>& out) {
+  std::vector<thread_backtrace> got;
+  backtraces_of_threads({tid}, timeout_ns, got);
+  out = std::move(got.front().frames);
+  return got.front().error;
 }
 
 // noinline: the frames skipped are counted from this function's own.

@@ -9,8 +9,9 @@
 //
 // Another thread is asked for its stack with a real-time signal (os_backtrace_signal()) sent to
 // it alone; its handler unwinds its own stack from the interrupted instruction with libunwind's
-// local unwinder into one preallocated buffer, and returns: the thread then runs on. The asking
-// thread waits for it, bounded, and names the frames.
+// local unwinder into a slot the asker allocated, and returns: the thread then runs on. The
+// asking thread waits for it, bounded, and names the frames. Many threads are asked at once
+// (backtraces_of_threads), against one deadline.
 //
 // Caveat: unwinding inside a signal handler is async-signal-safe "in practice" only:
 // libunwind's local unwinder does not allocate once its caches exist (warmed up by
@@ -56,9 +57,29 @@ void backtrace_uninstall() noexcept;
 
 /// The backtrace of thread `tid` (os_thread_id() of a thread of this process), waiting up to
 /// `timeout_ns` for it to answer. Returns 0 and fills `out`; -ESRCH when the thread has ended;
-/// -ETIMEDOUT when it did not answer in time. Captures are serialised (one buffer); any thread
-/// but `tid` itself may call it. Allocates: not for signal handlers.
+/// -ETIMEDOUT when it did not answer in time. Captures are serialised (one request at a time);
+/// any thread but `tid` itself may call it. Allocates: not for signal handlers.
 int backtrace_of_thread(int tid, std::uint64_t timeout_ns, std::vector<stack_frame>& out);
+
+/// One thread's answer to backtraces_of_threads: `error` as backtrace_of_thread returns it,
+/// `frames` when it is 0.
+struct thread_backtrace {
+  int error = 0;
+  std::vector<stack_frame> frames;
+};
+
+/// The backtraces of the threads `tids`, asked all at once: every thread is signalled, then all
+/// get the same `timeout_ns` to answer (a thread that has begun unwinding gets a quarter of it
+/// again), so the wait takes at most 1.25 x `timeout_ns` however many threads do not answer;
+/// naming the frames follows (each distinct address once).
+/// out[i] is tids[i]'s. With `quiet`, for a report after which the process ends, each thread
+/// runs only when nothing else wants a processor (os_thread_background) from its answer on, or
+/// from the end of the wait when it did not answer: threads that spin (a thousand on a few
+/// cores) then neither delay the asking of the others nor starve the naming of the frames.
+/// Otherwise as backtrace_of_thread (which asks a batch of one); a tid must not be the
+/// caller's, nor appear twice.
+void backtraces_of_threads(const std::vector<int>& tids, std::uint64_t timeout_ns,
+                           std::vector<thread_backtrace>& out, bool quiet = false);
 
 /// A C++ symbol or type name demangled ("_Z3fooi" -> "foo(int)"), or `name` itself when it is
 /// not a mangled name. Allocates.

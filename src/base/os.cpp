@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,6 +78,12 @@ int os_thread_id() noexcept {
 
 int os_signal_thread(int tid, int sig) noexcept {
   return tgkill(getpid(), tid, sig) == 0 ? 0 : -errno;
+}
+
+int os_thread_background(int tid) noexcept {
+  const sched_param none{};
+  if (sched_setscheduler(tid, SCHED_IDLE, &none) == 0) return 0;
+  return setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 19) == 0 ? 0 : -errno;
 }
 
 int os_bind_thread(hwloc_topology_t topo, const std::vector<int>& cpus) noexcept {

@@ -65,6 +65,10 @@ void os_block_signals() noexcept;
 /// Sends `sig` to thread `tid` of this process (tgkill). -ESRCH when that thread has ended.
 /// Async-signal-safe.
 int os_signal_thread(int tid, int sig) noexcept;
+/// Lets thread `tid` of this process run only when no other thread wants the processor
+/// (SCHED_IDLE; where that is refused, nice 19), so that a report written while the job's
+/// threads spin gets the processors. Returns 0 or -errno. Async-signal-safe.
+int os_thread_background(int tid) noexcept;
 
 /// Binds the calling thread to the given OS CPU indices with hwloc (`topo` must describe this
 /// machine). An empty list is a no-op.

@@ -4,12 +4,22 @@
 //
 // The report, on stderr after stdout and stderr are flushed:
 //
-//   pgas: the job ran past its timeout of 1.5 s (PGAS_TIMEOUT): where its 2 threads are
-//   pgas: thread 0 of 2: running
+//   pgas: the job ran past its timeout of 1.5 s (PGAS_TIMEOUT): where its 64 threads are
+//   pgas: thread 0 of 64: running
 //   pgas:   #0  0x000055d0c8a4b1a9 in spin_forever()+0x9 (/path/to/prog)
 //   ...
-//   pgas: thread 1 of 2: waits in pgas::barrier at prog.cpp:12
+//   pgas: threads 1-62 of 64 (62 threads, the same stack): running
 //   ...
+//   pgas: thread 63 of 64: waits in pgas::barrier at prog.cpp:12
+//   ...
+//
+// Every thread is asked for its backtrace at once (src/base/backtrace.hpp), with one second in
+// all to answer, so the report takes about that long however many threads do not answer.
+// Threads in the same state with the same stack (the same functions, the innermost at any
+// instruction of it, called from the same lines) are one entry naming their thread ranges, with
+// the lowest thread's frames, as LLNL's STAT merges the stacks of large jobs. Once it has
+// answered, or the wait is over, a thread runs only when nothing else wants a processor, so
+// that spinning threads do not slow the report.
 //
 // then the job ends: with exit status 124 after a timeout (as coreutils timeout(1)), or by
 // SIGQUIT itself (its default action: terminate with a core dump) after SIGQUIT.

@@ -1060,6 +1060,97 @@ TEST_CASE("hang: SIGQUIT prints every thread's backtrace and the job dies of it"
   require_hang_report(r, 3);
 }
 
+// The entries of a timeout or SIGQUIT report: for each "pgas: thread T of N: " or "pgas:
+// threads 0-3,8 of N (5 threads, the same stack): " line, the threads it names.
+std::vector<std::vector<int>> report_entries(const std::string& err, int threads) {
+  static const std::regex header("^pgas: threads? ([0-9,-]+) of ([0-9]+)[: ]");
+  std::vector<std::vector<int>> entries;
+  std::istringstream lines(err);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, header) || std::stoi(m[2]) != threads) continue;
+    std::vector<int> named;
+    std::istringstream ranges(m[1].str());
+    for (std::string range; std::getline(ranges, range, ',');) {
+      const std::size_t dash = range.find('-');
+      const int lo = std::stoi(range.substr(0, dash));
+      const int hi = dash == std::string::npos ? lo : std::stoi(range.substr(dash + 1));
+      for (int t = lo; t <= hi; ++t)
+        named.push_back(t);
+    }
+    entries.push_back(std::move(named));
+  }
+  return entries;
+}
+
+// Every thread named by exactly one entry, and threads with the same stack merged: at most
+// `most` entries.
+void require_merged_report(const std::string& err, int threads, std::size_t most) {
+  const std::vector<std::vector<int>> entries = report_entries(err, threads);
+  std::vector<int> times(static_cast<std::size_t>(threads), 0);
+  for (const std::vector<int>& e : entries) {
+    for (int t : e) {
+      REQUIRE(t >= 0);
+      REQUIRE(t < threads);
+      ++times[static_cast<std::size_t>(t)];
+    }
+  }
+  for (int t = 0; t < threads; ++t) {
+    INFO("thread " << t);
+    CHECK(times[static_cast<std::size_t>(t)] == 1);
+  }
+  CHECK(entries.size() <= most);
+}
+
+// The threads that spin in the same place are one entry (those that did not answer in time,
+// on a busy machine, another): at most thread 0 (its own stack), the spinners that answered,
+// those that did not, and the last thread, however many threads there are.
+TEST_CASE("hang: the report merges threads with the same stack into one entry",
+          "[fault][timeout]") {
+  const result r = run_command({pgasrun(), "-n", "64", program("hang")}, kill_after, {},
+                               {"hang: spinning\n", SIGQUIT});
+  INFO(r);
+  REQUIRE_FALSE(r.hung);
+  CHECK(r.signal == SIGQUIT);
+  CHECK(contains(r.err, "pgas: SIGQUIT: where the job's 64 threads are\n"));
+  require_merged_report(r.err, 64, 5);
+  CHECK(matches(r.err,
+                "^pgas: threads [0-9,-]+ of 64 \\([0-9]+ threads, the same stack\\): "
+                "running\n"));
+  // Thread 0's frames and the other spinners' once, not 63 times.
+  std::size_t shown = 0;
+  for (std::size_t at = r.err.find("spin_forever("); at != std::string::npos;
+       at = r.err.find("spin_forever(", at + 1))
+    ++shown;
+  CHECK(shown <= 2);
+}
+
+// Threads that block signals cannot answer: the report asks them all at once, so it waits one
+// answer time in all, not one per thread, and names them in one entry.
+TEST_CASE("hang: threads that never answer are one entry, waited for once", "[fault][timeout]") {
+  const result r =
+      launch({"-n", "17", "--timeout", "1", program("hang"), "deaf"}, workload_kill_after);
+  require_exit(r, 124);
+  INFO(r);
+  require_merged_report(r.err, 17, 4);
+  // Thread 0 answers too, unless the machine left it no time either.
+  CHECK(matches(r.err,
+                "^pgas: threads [01]-15 of 17 \\(1[56] threads, the same stack\\): "
+                "running\npgas:   \\(no backtrace: the threads did not answer within 1 "
+                "s\\)\n"));
+}
+
+// A thousand threads on a few cores: the job still ends, with a report that names each thread
+// once (the bound is generous: the report alone takes about a second and a half).
+TEST_CASE("hang: --timeout at 1000 threads ends the job with a merged report", "[fault][timeout]") {
+  const result r = launch({"-n", "1000", "--timeout", "1", program("hang")}, workload_kill_after);
+  REQUIRE_FALSE(r.hung);
+  require_exit(r, 124);
+  INFO(r);
+  require_merged_report(r.err, 1000, 12);
+  CHECK(contains(r.err, "pgas: the job ends with status 124\n"));
+}
+
 TEST_CASE("libc_exit: exit() or quick_exit() from a job thread is reported naming it", "[fault]") {
   SECTION("exit(3) from thread 1") {
     const result r = launch_program(4, "libc_exit", {"exit", "1", "3"});

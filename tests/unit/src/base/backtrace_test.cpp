@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -221,6 +222,54 @@ TEST_CASE("a thread that does not answer times out, and the next capture still w
   }
   spinner s;
   REQUIRE(backtrace_of_thread(s.tid.load(), answer_deadline_ns, frames) == 0);
+  CHECK(names_function(frames, "spin_until_stopped"));
+}
+
+// Many threads asked at once: one answer per thread in the order asked, each thread's own
+// (the deaf one times out, the ended one is gone), and a thread that does not answer costs the
+// others nothing. Threads stopped in the same place share their named frames.
+TEST_CASE("threads asked at once each answer for themselves", "[backtrace]") {
+  installed handler;
+  int ended = 0;
+  std::thread([&] { ended = os_thread_id(); }).join();
+  REQUIRE(task_gone(ended));
+  std::vector<std::unique_ptr<spinner>> spinners;
+  for (int i = 0; i < 6; ++i)
+    spinners.push_back(std::make_unique<spinner>(i == 2));
+  std::vector<int> tids;
+  for (const auto& s : spinners)
+    tids.push_back(s->tid.load());
+  tids.push_back(ended);
+  std::vector<thread_backtrace> got;
+  SECTION("with a thread that never answers: one deadline for all") {
+    // A short deadline, which a busy machine may also make the others miss: an answer given
+    // is the thread's own.
+    backtraces_of_threads(tids, 200'000'000, got);
+    REQUIRE(got.size() == tids.size());
+    CHECK(got[2].error == -ETIMEDOUT);
+    CHECK(got[2].frames.empty());
+    for (std::size_t i = 0; i < spinners.size(); ++i) {
+      INFO("spinner " << i);
+      CHECK((got[i].error == 0 || got[i].error == -ETIMEDOUT));
+      if (got[i].error == 0) CHECK(names_function(got[i].frames, "spin_until_stopped"));
+    }
+    CHECK(got.back().error == -ESRCH);
+  }
+  SECTION("every thread that can answers") {
+    tids.erase(tids.begin() + 2);
+    backtraces_of_threads(tids, answer_deadline_ns, got);
+    REQUIRE(got.size() == tids.size());
+    for (std::size_t i = 0; i + 1 < tids.size(); ++i) {
+      INFO("thread " << i);
+      REQUIRE(got[i].error == 0);
+      CHECK(names_function(got[i].frames, "spin_until_stopped"));
+      CHECK_FALSE(names_function(got[i].frames, "on_backtrace_signal"));
+    }
+    CHECK(got.back().error == -ESRCH);
+  }
+  // The next request, of one thread, still works.
+  std::vector<stack_frame> frames;
+  REQUIRE(backtrace_of_thread(spinners[0]->tid.load(), answer_deadline_ns, frames) == 0);
   CHECK(names_function(frames, "spin_until_stopped"));
 }
 

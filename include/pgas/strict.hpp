@@ -7,6 +7,13 @@
 //   int y = pgas::strict_load(p);
 //   pgas::strict(flag) = 1;                 // a shared scalar (pgas::static_scalar<int> flag)
 //   pgas::strict(count) += 2;               // a strict load, then a strict store (as UPC's)
+//   if (pgas::strict(head)) upc_free(pgas::strict(head));  // UPC's `shared void *strict
+//                                           // shared head`: static_scalar<sptr<void>> head
+//
+// A strict view of a shared pointer-to-shared (a static_scalar<sptr<T>>, an element of type
+// sptr<T>) reads and writes the pointer itself: load(), `if`, `!` and its conversions (to
+// sptr<const void>, as upc_free takes it) test or pass the pointer, never what it points to.
+// Only strict_load(p) and strict_store(p, v) of a pointer p itself access its target.
 //
 // Relaxed is the default. Every other shared access of pgas — *p, p[n], A(i, j), bulk copies —
 // is relaxed: it compiles to an ordinary C++ load or store of the element, with exactly the
@@ -53,6 +60,7 @@
 #include <new>
 #include <type_traits>
 
+#include <pgas/detail/forall_affinity.hpp>  // detail::is_sptr
 #include <pgas/sptr.hpp>
 
 namespace pgas {
@@ -63,10 +71,13 @@ template <class T>
 inline constexpr bool strict_is_atomic = std::atomic_ref<T>::is_always_lock_free &&
                                          alignof(T) >= std::atomic_ref<T>::required_alignment;
 
-/// A strict load of `x` (UPC: reading through a `strict` qualified lvalue).
+namespace detail {
+
+// The strict accesses of the object x itself, under names that no pointer-to-shared overload
+// shares: strict_ref<sptr<T>> (a shared pointer-to-shared, UPC's `shared void *strict shared
+// p`) reads and writes the pointer, where strict_load(p) would read what it points to.
 template <class T>
-requires std::is_trivially_copyable_v<T> T strict_load(const T& x)
-noexcept {
+T strict_load_object(const T& x) noexcept {
   if constexpr (strict_is_atomic<T>) {
     return std::atomic_ref<T>(const_cast<T&>(x)).load(std::memory_order_seq_cst);
   } else {
@@ -78,10 +89,8 @@ noexcept {
   }
 }
 
-/// A strict store of `v` into `x` (UPC: assigning to a `strict` qualified lvalue).
 template <class T>
-requires(std::is_trivially_copyable_v<T> &&
-         !std::is_const_v<T>) void strict_store(T& x, const std::type_identity_t<T>& v) noexcept {
+void strict_store_object(T& x, const T& v) noexcept {
   if constexpr (strict_is_atomic<T>) {
     std::atomic_ref<T>(x).store(v, std::memory_order_seq_cst);
   } else {
@@ -89,6 +98,22 @@ requires(std::is_trivially_copyable_v<T> &&
     std::memcpy(&x, &v, sizeof(T));
     std::atomic_thread_fence(std::memory_order_seq_cst);
   }
+}
+
+}  // namespace detail
+
+/// A strict load of `x` (UPC: reading through a `strict` qualified lvalue).
+template <class T>
+requires std::is_trivially_copyable_v<T> T strict_load(const T& x)
+noexcept {
+  return detail::strict_load_object(x);
+}
+
+/// A strict store of `v` into `x` (UPC: assigning to a `strict` qualified lvalue).
+template <class T>
+requires(std::is_trivially_copyable_v<T> &&
+         !std::is_const_v<T>) void strict_store(T& x, const std::type_identity_t<T>& v) noexcept {
+  detail::strict_store_object(x, v);
 }
 
 /// A strict load of the element `p` points to (checked like *p).
@@ -113,18 +138,36 @@ class strict_ref {
   strict_ref(const strict_ref&) = default;
 
   /// A strict load.
-  operator std::remove_cv_t<T>() const noexcept { return strict_load(*x_); }
+  operator std::remove_cv_t<T>() const noexcept { return detail::strict_load_object(*x_); }
   /// strict_load(), spelled out.
-  std::remove_cv_t<T> load() const noexcept { return strict_load(*x_); }
+  std::remove_cv_t<T> load() const noexcept { return detail::strict_load_object(*x_); }
+  /// A strict load of a shared pointer-to-shared, converted as the pointer converts (to
+  /// sptr<const void>, as upc_free(pgas::strict(p)) takes it).
+  template <class U>
+  requires(detail::is_sptr<std::remove_cv_t<T>>::value && !std::same_as<U, std::remove_cv_t<T>> &&
+           std::convertible_to<std::remove_cv_t<T>, U>)
+  operator U() const noexcept {
+    return load();
+  }
+  /// A strict load tested as a condition (`if (pgas::strict(p))`, `!pgas::strict(p)` of a
+  /// shared pointer-to-shared p: whether the pointer is null, not what it points to).
+  explicit operator bool() const noexcept requires requires(const std::remove_cv_t<T>& t) {
+    static_cast<bool>(t);
+  }
+  { return static_cast<bool>(load()); }
+  bool operator!() const noexcept requires requires(const std::remove_cv_t<T>& t) {
+    static_cast<bool>(t);
+  }
+  { return !static_cast<bool>(load()); }
   /// A strict store; returns the view (not the value, which would take a second load).
   const strict_ref& operator=(const std::remove_cv_t<T>& v) const noexcept
       requires(!std::is_const_v<T>) {
-    strict_store(*x_, v);
+    detail::strict_store_object(*x_, v);
     return *this;
   }
   /// Copying a strict element into another: a strict load, then a strict store.
   const strict_ref& operator=(const strict_ref& o) const noexcept requires(!std::is_const_v<T>) {
-    strict_store(*x_, o.load());
+    detail::strict_store_object(*x_, o.load());
     return *this;
   }
 
@@ -137,7 +180,7 @@ class strict_ref {
       !std::is_const_v<T> && requires(std::remove_cv_t<T> t) { t OP v; }) { \
     std::remove_cv_t<T> t = load();                                         \
     t OP v;                                                                 \
-    strict_store(*x_, t);                                                   \
+    detail::strict_store_object(*x_, t);                                    \
     return *this;                                                           \
   }
   PGASI_STRICT_COMPOUND(+=)
@@ -155,14 +198,14 @@ class strict_ref {
       requires(!std::is_const_v<T> && requires(std::remove_cv_t<T> t) { ++t; }) {
     std::remove_cv_t<T> t = load();
     ++t;
-    strict_store(*x_, t);
+    detail::strict_store_object(*x_, t);
     return *this;
   }
   const strict_ref& operator--() const noexcept
       requires(!std::is_const_v<T> && requires(std::remove_cv_t<T> t) { --t; }) {
     std::remove_cv_t<T> t = load();
     --t;
-    strict_store(*x_, t);
+    detail::strict_store_object(*x_, t);
     return *this;
   }
   std::remove_cv_t<T> operator++(int) const noexcept
@@ -170,7 +213,7 @@ class strict_ref {
     std::remove_cv_t<T> t = load();
     const std::remove_cv_t<T> old = t;
     ++t;
-    strict_store(*x_, t);
+    detail::strict_store_object(*x_, t);
     return old;
   }
   std::remove_cv_t<T> operator--(int) const noexcept
@@ -178,7 +221,7 @@ class strict_ref {
     std::remove_cv_t<T> t = load();
     const std::remove_cv_t<T> old = t;
     --t;
-    strict_store(*x_, t);
+    detail::strict_store_object(*x_, t);
     return old;
   }
 

@@ -20,6 +20,7 @@
 #include <pgas/static_shared.hpp>
 #include <pgas/strict.hpp>
 #include <pgas/sync.hpp>
+#include <pgas/upc.hpp>
 
 #include "../test_job.hpp"
 
@@ -105,6 +106,45 @@ TEST_CASE("strict accesses to a shared scalar: pgas::strict(x) as UPC's strict s
     const int seen = pgas::strict(ready);
     pgas::barrier();
     return seen == 42 && *ready == 42 ? 0 : 1;
+  });
+  REQUIRE(rc == 0);
+}
+
+// UPC `shared void *strict shared head;` and `shared int *strict shared tail;`: shared
+// pointers-to-shared read strictly.
+pgas::static_scalar<pgas::sptr<void>> head;
+pgas::static_scalar<pgas::sptr<int>> tail;
+
+TEST_CASE("a strict read of a shared pointer-to-shared reads the pointer, not its target",
+          "[strict]") {
+  const int rc = pgas::run(test_job(2), 0, nullptr, [] {
+    pgas::shared_array<pgas::sptr<int>> slots({2});
+    int bad = 0;
+    bad += pgas::strict(head) ? 1 : 0;  // null at the start of the job
+    bad += !pgas::strict(tail) ? 0 : 1;
+    bad += pgas::strict(slots[0]).load() ? 1 : 0;
+    pgas::barrier();
+    if (pgas::mythread() == 0) {
+      pgas::strict(head) = upc_alloc(sizeof(int));
+      pgas::strict(tail) = static_cast<pgas::sptr<int>>(upc_alloc(sizeof(int)));
+      pgas::strict(slots[1]) = pgas::strict(tail).load();
+    }
+    pgas::barrier();
+    const pgas::sptr<void> h = pgas::strict(head).load();
+    const pgas::sptr<int> t = pgas::strict(tail).load();
+    bad += h && pgas::strict(head) && !!pgas::strict(head) && h.thread() == 0 ? 0 : 1;
+    bad += t && pgas::strict(tail) && pgas::strict(slots[1]).load() == t ? 0 : 1;
+    bad += pgas::strict(slots.ptr(1)).load() == t ? 0 : 1;
+    pgas::barrier();
+    if (pgas::mythread() == 0) {
+      upc_free(pgas::strict(head));
+      upc_free(pgas::strict(tail));
+      pgas::strict(head) = nullptr;
+      pgas::strict(tail) = nullptr;
+    }
+    pgas::barrier();
+    bad += !pgas::strict(head) && !pgas::strict(tail) ? 0 : 1;
+    return bad;
   });
   REQUIRE(rc == 0);
 }

@@ -47,11 +47,12 @@ void flush_stdio() noexcept {
 }
 
 // What the program printed before a fatal signal is still in stdout's buffer when stdout is a
-// file or a pipe. Flushing from a signal handler is best effort: only when no other thread holds
-// the stream's lock (trylock, so never a deadlock), and after the report is written, so that a
-// second fault in a corrupt buffer can only lose the buffer, not the report.
+// file or a pipe. Flushing from a signal handler is best effort: only once no other thread holds
+// the stream's lock (trylock, so never a deadlock), which a thread flushing at the job's end lets
+// go of within moments, so it gets 100 ms; and after the report is written, so that a second
+// fault in a corrupt buffer can only lose the buffer, not the report.
 void flush_stdout_if_free() noexcept {
-  fault_flush_stdio(0);
+  fault_flush_stdio(100'000'000);
 }
 
 bool flush_stream(FILE* f, std::uint64_t deadline) noexcept {

@@ -63,7 +63,7 @@ void fault_settle(int threads, bool (*settled)(int thread)) noexcept;
 
 /// Flushes stdout and stderr, waiting at most `patience_ns` for each stream's lock (a thread
 /// stuck while holding one must not stop the job from ending): 0 tries once. Async-signal-safe
-/// with patience 0 as far as a trylock is; otherwise for ordinary threads only.
+/// as far as a trylock is (the waiting is clock reads and sched_yield).
 void fault_flush_stdio(std::uint64_t patience_ns) noexcept;
 
 /// Prints `message` (each line prefixed "pgas: ") and ends the job with `status`.

@@ -262,7 +262,6 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   }
   detail::static_objects_job_end();
   detail::watchdog_stop();
-  detail::faults_uninstall();
   // The end-of-job reports and warnings go to stderr after what the program wrote during the
   // job, which may still sit in stdout's buffer (a file or pipe is fully buffered): flush it
   // first, so that a run with both streams in one file reads in order.
@@ -271,6 +270,10 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   if (j->report_memory) detail::os_write_stderr(detail::space_report());
   for (auto* hook : detail::end_hooks())
     hook(*j);
+  // Only now: the hooks stop the copy engines, which finish the transfers left at the job's end
+  // and must fault as any thread does until joined (a default SIGSEGV gave no report, a stopped
+  // symbolising thread unnamed frames).
+  detail::faults_uninstall();
   detail::arenas_destroy();
   detail::space_destroy();
   int status = 0;

@@ -21,6 +21,7 @@
 #include <pgas/detail/identity.hpp>
 
 #include "src/base/backoff.hpp"
+#include "src/base/faults.hpp"
 #include "src/base/os.hpp"
 
 namespace pgas::detail {
@@ -82,6 +83,7 @@ struct engine {
 void* engine_main(void* arg) {
   auto* e = static_cast<engine*>(arg);
   tls_runtime_thread = e->name.c_str();
+  faults_thread_start();  // as a job thread: a fault, a stack overflow too, is reported
   if (e->topo != nullptr) os_bind_thread(e->topo, e->cpus);
   for (;;) {
     nb_op* op = nullptr;
@@ -96,6 +98,7 @@ void* engine_main(void* arg) {
     nb_op_work(*op);
     nb_op_release(op);
   }
+  faults_thread_end();
   tls_runtime_thread = nullptr;
   return nullptr;
 }

@@ -6,8 +6,11 @@
 // the job must end with status 1 naming the thread, what was wrong and this file and line. leak
 // keeps a handle past the job in static storage: the job ends with status 0 and a warning naming
 // the transfer's line. engine_fault makes the copy engine fault: the job dies of SIGSEGV, the
-// report naming the engine.
+// report naming the engine. engine_fault_at_end starts such a transfer on thread 1 and every
+// thread returns at once (each having printed a line, left in stdout's buffer when it is a
+// pipe), so that the engine faults as the job ends: the same report, and the lines survive.
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -65,10 +68,16 @@ int main(int argc, char** argv) {
         pgas::memget_nbi(unmapped, on(0, 0), big);
         while (!pgas::testi()) {  // testi() never copies: the engine does, and faults
         }
+      } else if (mode == "engine_fault_at_end") {
+        pgas::memget_nbi(reinterpret_cast<char*>(std::uintptr_t{4096}), on(0, 0), big);
       } else if (mode == "leak") {
         static std::vector<char> outlives_the_job(big);
         leaked = pgas::memget_nb(outlives_the_job.data(), on(0, 0), big);  // @nb:leak
       }
+    }
+    if (mode == "engine_fault_at_end") {
+      std::printf("thread %d printed before the end\n", pgas::mythread());
+      return 0;
     }
     pgas::barrier();
     if (mode == "other_thread" && pgas::mythread() == 0) {

@@ -154,6 +154,21 @@ memput_nb(sptr<void> dst, const void* src, std::size_t n,
 memset_nb(sptr<void> dst, int c, std::size_t n,
           std::source_location where = std::source_location::current());
 
+namespace detail {
+// For <pgas/upc.hpp>, whose upc_handle_t is a plain 64-bit value (UPC programs copy handles
+// and keep them in malloc'd arrays): 0 is UPC_COMPLETE_HANDLE; any other value names one
+// engine transfer by a number no other transfer of the process gets, which tells a value
+// already completed, another thread's, or one no call returned from the transfer it names.
+
+/// Takes over `h`'s transfer (h is spent) and returns its value; 0 for the complete handle.
+PGAS_API std::uint64_t nb_handle_value(nb_handle&& h) noexcept;
+/// upc_sync (`wait`) or upc_sync_attempt of `value`, reported as `call`: true when the transfer
+/// is complete (then the value is spent), false while it is under way (only without `wait`).
+/// Misuse: a value already completed, another thread's, or one that names no transfer.
+[[nodiscard]] PGAS_API bool nb_value_complete(std::uint64_t value, bool wait, const char* call,
+                                              std::source_location where);
+}  // namespace detail
+
 /// UPC upc_sync: returns once the handle's transfer is complete, ending its transfer interval;
 /// the handle is then spent. The complete handle returns at once (and stays complete). Misuse:
 /// a spent handle, or one another thread started.

@@ -102,8 +102,8 @@
 //   * upc_lock_t is an opaque type whose pointer carries a pgas::lock_t; a
 //     `upc_lock_t *` may be stored anywhere (shared data included) and compared, never
 //     dereferenced.
-//   * upc_handle_t is pgas::nb_handle: move-only, so a handle is completed through the variable
-//     that holds it (upc_sync(h)), never through a copy.
+//   * upc_handle_t is a plain value, as in UPC (pgas::nb_handle, the C++ API's, is move-only):
+//     handles are copied and stored freely; completing one twice is misuse.
 //   * upc_op_t is one integer type for both libraries, as in UPC: UPC_ADD, UPC_MULT, UPC_AND,
 //     UPC_OR, UPC_XOR, UPC_MIN and UPC_MAX serve both the collectives and the atomics. A
 //     collective given an atomics-only operation (UPC_GET, UPC_FADD, …) or an atomic given a
@@ -119,6 +119,7 @@
 #include <bit>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <source_location>
@@ -578,49 +579,59 @@ inline void upc_atomic_relaxed(upc_atomicdomain_t* domain, void* fetch_ptr, upc_
 
 // ---- Non-blocking copies (upc_nb.h) ------------------------------------------------------------
 
-/// upc_handle_t: pgas::nb_handle (move-only); UPC_COMPLETE_HANDLE: pgas::complete_handle.
-using upc_handle_t = pgas::nb_handle;
-inline constexpr pgas::complete_handle_t UPC_COMPLETE_HANDLE{};
+/// upc_handle_t: a plain value, as in UPC: trivially copyable, so handles may be copied,
+/// returned, and kept in arrays (malloc'd ones included, whatever bytes they held before a
+/// handle is stored). Compare with `==` and `!=`. UPC_COMPLETE_HANDLE (all bits 0) is the
+/// handle of a transfer completed in its initiating call. Any other value names one transfer of
+/// a copy engine (pgas/nb.hpp): upc_sync or a successful upc_sync_attempt completes it once, on
+/// the thread that started it. Misuse, reported naming the call: completing a value again (a
+/// copy of a completed handle included), another thread's handle, or a value no upc_mem*_nb
+/// call returned. A handle never completed is reported as a warning when the job ends (pgas/
+/// nb.hpp). pgas::nb_handle, the C++ API's handle, stays move-only.
+struct upc_handle_t {
+  std::uint64_t bits_;
+  friend constexpr bool operator==(upc_handle_t, upc_handle_t) noexcept = default;
+};
+inline constexpr upc_handle_t UPC_COMPLETE_HANDLE{0};
 
 /// upc_memcpy_nb: pgas::memcpy_nb.
 [[nodiscard]] inline upc_handle_t upc_memcpy_nb(
     pgas::detail::upc_shared_arg<void> dst, pgas::detail::upc_shared_arg<const void> src,
     std::size_t n, std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_memcpy_nb", "pgas::memcpy_nb");
-  return pgas::memcpy_nb(dst, src, n, where);
+  return upc_handle_t{pgas::detail::nb_handle_value(pgas::memcpy_nb(dst, src, n, where))};
 }
 /// upc_memget_nb: pgas::memget_nb.
 [[nodiscard]] inline upc_handle_t upc_memget_nb(
     void* dst, pgas::detail::upc_shared_arg<const void> src, std::size_t n,
     std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_memget_nb", "pgas::memget_nb");
-  return pgas::memget_nb(dst, src, n, where);
+  return upc_handle_t{pgas::detail::nb_handle_value(pgas::memget_nb(dst, src, n, where))};
 }
 /// upc_memput_nb: pgas::memput_nb.
 [[nodiscard]] inline upc_handle_t upc_memput_nb(
     pgas::detail::upc_shared_arg<void> dst, const void* src, std::size_t n,
     std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_memput_nb", "pgas::memput_nb");
-  return pgas::memput_nb(dst, src, n, where);
+  return upc_handle_t{pgas::detail::nb_handle_value(pgas::memput_nb(dst, src, n, where))};
 }
 /// upc_memset_nb: pgas::memset_nb.
 [[nodiscard]] inline upc_handle_t upc_memset_nb(
     pgas::detail::upc_shared_arg<void> dst, int c, std::size_t n,
     std::source_location where = std::source_location::current()) {
   const pgas::detail::upc_call_scope call("upc_memset_nb", "pgas::memset_nb");
-  return pgas::memset_nb(dst, c, n, where);
+  return upc_handle_t{pgas::detail::nb_handle_value(pgas::memset_nb(dst, c, n, where))};
 }
 /// upc_sync: pgas::sync.
-inline void upc_sync(upc_handle_t& h,
-                     std::source_location where = std::source_location::current()) {
-  const pgas::detail::upc_call_scope call("upc_sync", "pgas::sync");
-  pgas::sync(h, where);
+inline void upc_sync(upc_handle_t h, std::source_location where = std::source_location::current()) {
+  if (h != UPC_COMPLETE_HANDLE)
+    (void)pgas::detail::nb_value_complete(h.bits_, true, "upc_sync", where);
 }
 /// upc_sync_attempt: pgas::test; 1 when the transfer is complete, else 0.
 [[nodiscard]] inline int upc_sync_attempt(
-    upc_handle_t& h, std::source_location where = std::source_location::current()) {
-  const pgas::detail::upc_call_scope call("upc_sync_attempt", "pgas::test");
-  return pgas::test(h, where) ? 1 : 0;
+    upc_handle_t h, std::source_location where = std::source_location::current()) {
+  if (h == UPC_COMPLETE_HANDLE) return 1;
+  return pgas::detail::nb_value_complete(h.bits_, false, "upc_sync_attempt", where) ? 1 : 0;
 }
 /// upc_memcpy_nbi: pgas::memcpy_nbi.
 inline void upc_memcpy_nbi(pgas::detail::upc_shared_arg<void> dst,

@@ -33,6 +33,9 @@ struct nb_op {
   int owner = 0;          // the initiating UPC thread
   const char* name = "";  // "pgas::memget_nb"
   std::source_location where;
+  // The value of <pgas/upc.hpp>'s upc_handle_t that names it once it has one, else 0; such a
+  // transfer is owned by its thread's live list alone (no nb_handle refers to it).
+  std::uint64_t upc_value = 0;
 
   std::atomic<std::uint32_t> claimed{0};  // next piece to copy (may run past `pieces`)
   std::atomic<std::uint32_t> done{0};     // pieces copied; a futex word

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include <pgas/detail/bulk_check.hpp>
@@ -196,6 +197,18 @@ void complete(nb_handle& h, nb_op* op) noexcept {
   nb_op_release(op);
 }
 
+// The values of <pgas/upc.hpp>'s upc_handle_t: a tag in the top byte (so that most stray
+// bytes name nothing), the starting thread in the next 16 bits, and in the low 40 bits a number
+// counted over the whole process (never reused, across jobs too).
+constexpr std::uint64_t upc_value_tag = std::uint64_t{0xa5} << 56;
+constexpr int upc_value_thread_shift = 40;
+constexpr std::uint64_t upc_value_count_mask = (std::uint64_t{1} << upc_value_thread_shift) - 1;
+std::atomic<std::uint64_t> upc_values_made{0};
+
+std::string upc_value_name(std::uint64_t value) {
+  return fmt::format("0x{:016x}", value);
+}
+
 // After the join: every transfer is finished (the engines have drained). Implicit ones are
 // forgotten silently; explicit ones whose handles were never completed are reported.
 void nb_at_job_end(const job& j) {
@@ -207,11 +220,17 @@ void nb_at_job_end(const job& j) {
     for (nb_op* op : slot.implicit)
       nb_op_release(op);
     int count = 0;
-    const nb_op* oldest = nullptr;
+    const char* oldest_name = "";
+    std::source_location oldest_where;
     for (nb_op* op = slot.live; op != nullptr;) {
       nb_op* next = op->live_next;
-      op->orphaned = true;  // the handle still refers to it; its destruction releases it
-      oldest = op;
+      oldest_name = op->name;
+      oldest_where = op->where;
+      if (op->upc_value != 0) {
+        nb_op_release(op);  // no handle object refers to it: a value names it
+      } else {
+        op->orphaned = true;  // the handle still refers to it; its destruction releases it
+      }
       ++count;
       op = next;
     }
@@ -219,8 +238,8 @@ void nb_at_job_end(const job& j) {
       os_write_stderr(fmt::format(
           "pgas: warning: thread {} of {}: {} non-blocking transfer{} never completed by "
           "pgas::sync or pgas::test (the first: {} at {}); completed when the job ended\n",
-          t, j.threads, count, count == 1 ? " was" : "s were", oldest->name,
-          where_string(oldest->where)));
+          t, j.threads, count, count == 1 ? " was" : "s were", oldest_name,
+          where_string(oldest_where)));
     }
   }
   delete[] s;
@@ -248,6 +267,56 @@ void nb_discard(nb_op* op) noexcept {
                      "started",
                      op->name),
          op->where);
+}
+
+std::uint64_t nb_handle_value(nb_handle&& h) noexcept {
+  nb_op* op = h.op();
+  if (op == nullptr) return 0;
+  const std::uint64_t count =
+      (upc_values_made.fetch_add(1, std::memory_order_relaxed) + 1) & upc_value_count_mask;
+  op->upc_value =
+      upc_value_tag | (static_cast<std::uint64_t>(op->owner) << upc_value_thread_shift) | count;
+  h.mark_spent();
+  return op->upc_value;
+}
+
+bool nb_value_complete(std::uint64_t value, bool wait, const char* call,
+                       std::source_location where) {
+  const job& j = job_or_misuse(where, call);
+  const auto thread = static_cast<std::int64_t>((value & ~upc_value_tag) >> upc_value_thread_shift);
+  const std::uint64_t count = value & upc_value_count_mask;
+  if ((value & (std::uint64_t{0xff} << 56)) != upc_value_tag || thread >= j.threads || count == 0 ||
+      count > upc_values_made.load(std::memory_order_relaxed)) {
+    misuse(fmt::format("{}() of {}, a value that no upc_memcpy_nb, upc_memget_nb, upc_memput_nb "
+                       "or upc_memset_nb call returned (a handle must hold such a value or "
+                       "UPC_COMPLETE_HANDLE: is it uninitialised?)",
+                       call, upc_value_name(value)),
+           where);
+  }
+  if (!tls_job_thread || tls_mythread != thread) {
+    misuse(fmt::format("{}() of a handle that thread {} started (only that thread may complete "
+                       "it)",
+                       call, thread),
+           where);
+  }
+  nb_thread* t = my_slot_if_any();
+  nb_op* op = t != nullptr ? t->live : nullptr;
+  while (op != nullptr && op->upc_value != value)
+    op = op->live_next;
+  if (op == nullptr) {
+    misuse(fmt::format("{}() of a handle already completed (by upc_sync or a successful "
+                       "upc_sync_attempt) or started in an earlier job ({})",
+                       call, upc_value_name(value)),
+           where);
+  }
+  if (wait) {
+    nb_op_finish(*op);
+  } else if (!nb_op_complete(*op)) {
+    return false;
+  }
+  live_unlink(*t, op);
+  nb_op_release(op);
+  return true;
 }
 
 }  // namespace detail

@@ -15,8 +15,12 @@
 // upc_notify(1)), mixed_wait (pgas::wait(2) after upc_notify(1)), all_lock_free_held
 // (upc_all_lock_free of a lock thread 1 holds): reports name the UPC statements as written;
 // atomic_size and atomic_kind (thread 1's UPC atomic on a `shared long` through a UPC_INT or
-// UPC_DOUBLE domain), atomic_unnamed (on a char16_t through UPC_UINT). The job must end with status
-// 1 naming the call at the MODE's marker.
+// UPC_DOUBLE domain), atomic_unnamed (on a char16_t through UPC_UINT); sync_twice and
+// sync_garbage (thread 1's upc_sync of a copy of a handle already completed, or of a malloc'd
+// handle slot that no call filled). The job must end with status 1 naming the call at the MODE's
+// marker.
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include <pgas/upc.hpp>
@@ -133,6 +137,23 @@ int main(int argc, char** argv) {
         int x = 0;
         upc_handle_t h = upc_memget_nb(&x, pgas::sptr<const void>(), sizeof x);  // @upc:nb_null
         upc_sync(h);
+      }
+    } else if (mode == "sync_twice" || mode == "sync_garbage") {
+      if (MYTHREAD == 1) {
+        // 2 MiB: past the default threshold, so the transfer goes to a copy engine.
+        constexpr std::size_t big = 2u << 20;
+        pgas::sptr<char, pgas::indefinite> from = upc_alloc(big);
+        auto* to = static_cast<char*>(std::malloc(big));
+        auto* handles = static_cast<upc_handle_t*>(std::malloc(2 * sizeof(upc_handle_t)));
+        std::memset(handles, 0x5c, 2 * sizeof(upc_handle_t));  // a reused block's old bytes
+        handles[0] = upc_memget_nb(to, from, big);
+        const upc_handle_t copy = handles[0];
+        upc_sync(handles[0]);
+        if (mode == "sync_twice") {
+          upc_sync(copy);  // @upc:sync_twice
+        } else {
+          upc_sync(handles[1]);  // @upc:sync_garbage
+        }
       }
     }
     upc_barrier;

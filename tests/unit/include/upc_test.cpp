@@ -9,6 +9,7 @@
 #include <pgas/upc.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -267,6 +268,54 @@ TEST_CASE("upc_mem* and their non-blocking forms move the bytes", "[upc]") {
   REQUIRE(rc == 0);
 }
 
+TEST_CASE("upc_handle_t is a plain value: kept in malloc'd memory, copied, synced once", "[upc]") {
+  STATIC_REQUIRE(std::is_trivially_copyable_v<upc_handle_t>);
+  STATIC_REQUIRE(std::is_trivially_default_constructible_v<upc_handle_t>);
+  STATIC_REQUIRE(sizeof(upc_handle_t) == 8);
+  // Small copies complete in the call; a threshold of 4 KiB sends these to the copy engines.
+  struct restore {
+    ~restore() { ::unsetenv("PGAS_NB_THRESHOLD"); }
+  } restore_env;
+  ::setenv("PGAS_NB_THRESHOLD", "4k", 1);
+  const int rc = pgas::run(test_job(3), 0, nullptr, [] {
+    int bad = 0;
+    constexpr std::size_t n = 4, bytes = 16384, ints = bytes / sizeof(int);
+    pgas::shared_array<int, 1, ints * n> a({ints * n * static_cast<std::size_t>(THREADS)});
+    const std::size_t next = static_cast<std::size_t>((MYTHREAD + 1) % THREADS);
+    for (std::size_t i = 0; i < ints * n; ++i)
+      a[ints * n * static_cast<std::size_t>(MYTHREAD) + i] = static_cast<int>(i * 7 + 1);
+    upc_barrier;
+    // Handles in a block of recycled memory: whatever it held before is never read.
+    auto* handles = static_cast<upc_handle_t*>(std::malloc(n * sizeof(upc_handle_t)));
+    std::memset(handles, 0xa5, n * sizeof(upc_handle_t));
+    std::vector<int> got(ints * n);
+    const auto source = [&](std::size_t k) { return a.ptr(ints * (n * next + k)); };
+    for (std::size_t k = 0; k < n; ++k)
+      handles[k] = upc_memget_nb(&got[ints * k], source(k), bytes);
+    for (std::size_t k = 0; k < n; ++k)
+      bad += handles[k] == UPC_COMPLETE_HANDLE;  // each went to an engine
+    const upc_handle_t copy = handles[1];        // a copy completes the transfer as well
+    upc_sync(copy);
+    while (upc_sync_attempt(handles[3]) == 0) {
+    }
+    upc_sync(handles[0]);
+    upc_sync(handles[2]);
+    for (std::size_t k = 0; k < n * ints; ++k)
+      bad += got[k] != static_cast<int>(k * 7 + 1);
+    // UPC_COMPLETE_HANDLE is a value: synced and tested any number of times, as an rvalue too.
+    upc_sync(UPC_COMPLETE_HANDLE);
+    bad += upc_sync_attempt(UPC_COMPLETE_HANDLE) != 1;
+    upc_handle_t small = upc_memget_nb(&got[0], source(0), 8);  // below the threshold
+    bad += small != UPC_COMPLETE_HANDLE;
+    upc_sync(small);
+    upc_sync(small);
+    std::free(handles);
+    upc_barrier;
+    return bad;
+  });
+  REQUIRE(rc == 0);
+}
+
 namespace {
 // A typed reduction of src[i] = i + 1 over n elements on 3 threads, with block 2; the sum and
 // the prefix sums come back as doubles.
@@ -478,6 +527,42 @@ TEST_CASE("the UPC atomics: domains, strict and relaxed operations", "[upc]") {
   REQUIRE(rc == 0);
   REQUIRE_THROWS_AS(upc_all_atomicdomain_alloc(UPC_INT, UPC_LOGAND, 0), pgas::usage_error);
   REQUIRE_THROWS_AS(upc_all_atomicdomain_alloc(99, UPC_ADD, 0), pgas::usage_error);
+}
+
+TEST_CASE("UPC_PTS: atomics on `shared void *shared` with GET, SET and CSWAP", "[upc]") {
+  const int rc = pgas::run(test_job(3), 0, nullptr, [] {
+    int bad = 0;
+    upc_atomicdomain_t* d = upc_all_atomicdomain_alloc(UPC_PTS, UPC_GET | UPC_SET | UPC_CSWAP, 0);
+    pgas::shared_array<int, 1, 1> data({(size_t)THREADS});
+    pgas::shared_array<pgas::sptr<void>, 1, 1> head({1});  // shared void *shared head
+    // Each thread links its element in once: a CSWAP loop, as a lock-free list push would.
+    pgas::sptr<void> old = nullptr, seen = nullptr;
+    const pgas::sptr<void> mine = data.ptr(MYTHREAD);
+    upc_atomic_relaxed(d, &old, UPC_GET, head.ptr(0), nullptr, nullptr);
+    for (;;) {
+      upc_atomic_strict(d, &seen, UPC_CSWAP, head.ptr(0), &old, &mine);
+      if (seen == old) break;
+      old = seen;
+    }
+    upc_barrier;
+    // Every thread's pointer went in once, so the last one in is some thread's element.
+    pgas::sptr<void> last = nullptr;
+    upc_atomic_strict(d, &last, UPC_GET, head.ptr(0), nullptr, nullptr);
+    bad += last == nullptr || upc_threadof(last) >= (size_t)THREADS;
+    upc_barrier;
+    if (MYTHREAD == 0) upc_atomic_strict(d, nullptr, UPC_SET, head.ptr(0), &mine, nullptr);
+    upc_barrier;
+    upc_atomic_relaxed(d, &last, UPC_GET, head.ptr(0), nullptr, nullptr);
+    bad += last != data.ptr(0);
+    bad += upc_atomic_isfast(UPC_PTS, UPC_CSWAP, head.ptr(0)) != 1;
+    bad += upc_atomic_isfast(UPC_PTS, UPC_FADD, head.ptr(0)) != 0;
+    upc_barrier;
+    upc_all_atomicdomain_free(d);
+    return bad;
+  });
+  REQUIRE(rc == 0);
+  REQUIRE_THROWS_WITH(upc_all_atomicdomain_alloc(UPC_PTS, UPC_GET | UPC_ADD, 0),
+                      Catch::Contains("ADD is not defined for shared void * (UPC_PTS)"));
 }
 
 TEST_CASE("upc_cast, upc_thread_info and the tick counter", "[upc]") {

@@ -11,11 +11,12 @@
 //   * Errors (pgas/error.hpp): for n != 0, in every build, a null pointer-to-shared, a thread not
 //     below THREADS, a range that runs past the end of its thread's shared segment, a null private
 //     pointer, or a source and destination that overlap (UPC leaves that undefined) is misuse:
-//     inside a job the job ends naming the thread, the function, the side that is wrong and the
-//     call site (a few compares next to the copy). With bounds checking (config::bounds_check) the
-//     range must also lie inside one live shared allocation; without it, a range that ends past its
-//     allocation but inside the segment is not seen. Writing through a pointer-to-const does not
-//     compile.
+//     an exact self-copy (dst == src: a thread's own block in an all-to-all loop) is a no-op,
+//     as in every UPC runtime, and inside a job the job ends naming the thread, the function, the
+//     side that is wrong and the call site (a few compares next to the copy). With bounds checking
+//     (config::bounds_check) the range must also lie inside one live shared allocation; without it,
+//     a range that ends past its allocation but inside the segment is not seen. Writing through a
+//     pointer-to-const does not compile.
 //   * Outside a job there is no shared memory: any n != 0 throws pgas::usage_error, and no
 //     pointer-to-shared but the null one can be made there.
 //   * Memory ordering: relaxed, like UPC's (the copy is plain loads and stores); order it
@@ -42,7 +43,7 @@ inline void bulk_get(void* dst, sptr<const void> src, std::size_t n, const bulk_
   if (n == 0) return;
   check_bulk_private(dst, names.destination, where);
   check_bulk(src, n, names.source, where);
-  check_bulk_overlap(dst, src.get(), n, names.call, where);
+  if (!check_bulk_overlap(dst, src.get(), n, names.call, where)) return;
   std::memcpy(dst, src.get(), n);
 }
 inline void bulk_put(sptr<void> dst, const void* src, std::size_t n, const bulk_names& names,
@@ -50,7 +51,7 @@ inline void bulk_put(sptr<void> dst, const void* src, std::size_t n, const bulk_
   if (n == 0) return;
   check_bulk_private(src, names.source, where);
   check_bulk(dst, n, names.destination, where);
-  check_bulk_overlap(dst.get(), src, n, names.call, where);
+  if (!check_bulk_overlap(dst.get(), src, n, names.call, where)) return;
   std::memcpy(dst.get(), src, n);
 }
 inline void bulk_copy(sptr<void> dst, sptr<const void> src, std::size_t n, const bulk_names& names,
@@ -58,7 +59,7 @@ inline void bulk_copy(sptr<void> dst, sptr<const void> src, std::size_t n, const
   if (n == 0) return;
   check_bulk(src, n, names.source, where);
   check_bulk(dst, n, names.destination, where);
-  check_bulk_overlap(dst.get(), src.get(), n, names.call, where);
+  if (!check_bulk_overlap(dst.get(), src.get(), n, names.call, where)) return;
   std::memcpy(dst.get(), src.get(), n);
 }
 inline void bulk_set(sptr<void> dst, int c, std::size_t n, const bulk_names& names,

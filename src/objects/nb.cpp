@@ -132,7 +132,7 @@ nb_op* start_copy(sptr<void> dst, sptr<const void> src, std::size_t n, bool impl
   const job& j = check_caller(name, where);
   check_bulk(src, n, src_what, where);
   check_bulk(sptr<const void>(dst), n, dst_what, where);
-  check_bulk_overlap(dst.get(), src.get(), n, name, where);
+  if (!check_bulk_overlap(dst.get(), src.get(), n, name, where)) return nullptr;
   return start(j, nb_kind::copy, static_cast<char*>(dst.get()), static_cast<const char*>(src.get()),
                0, n, node_of(j, dst.thread()), implicit, name, where);
 }
@@ -143,7 +143,7 @@ nb_op* start_get(void* dst, sptr<const void> src, std::size_t n, bool implicit, 
   const job& j = check_caller(name, where);
   check_bulk_private(dst, dst_what, where);
   check_bulk(src, n, src_what, where);
-  check_bulk_overlap(dst, src.get(), n, name, where);
+  if (!check_bulk_overlap(dst, src.get(), n, name, where)) return nullptr;
   return start(j, nb_kind::get, static_cast<char*>(dst), static_cast<const char*>(src.get()), 0, n,
                node_of(j, tls_mythread), implicit, name, where);
 }
@@ -154,7 +154,7 @@ nb_op* start_put(sptr<void> dst, const void* src, std::size_t n, bool implicit, 
   const job& j = check_caller(name, where);
   check_bulk_private(src, src_what, where);
   check_bulk(sptr<const void>(dst), n, dst_what, where);
-  check_bulk_overlap(dst.get(), src, n, name, where);
+  if (!check_bulk_overlap(dst.get(), src, n, name, where)) return nullptr;
   return start(j, nb_kind::put, static_cast<char*>(dst.get()), static_cast<const char*>(src), 0, n,
                node_of(j, dst.thread()), implicit, name, where);
 }

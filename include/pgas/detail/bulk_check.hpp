@@ -55,14 +55,18 @@ inline void check_bulk_private(const void* p, const char* what, const std::sourc
     bulk_null_misuse(what, where);
 }
 
-// Every build: the n bytes at dst and at src do not overlap (UPC leaves such copies undefined).
-inline void check_bulk_overlap(const void* dst, const void* src, std::size_t n, const char* call,
-                               const std::source_location& where) {
+// Every build: the n bytes at dst and at src do not overlap (UPC leaves such copies undefined),
+// except for an exact self-copy (dst == src), a no-op as in every UPC runtime (a thread's own
+// block in an all-to-all loop). False when there is nothing to copy.
+[[nodiscard]] inline bool check_bulk_overlap(const void* dst, const void* src, std::size_t n,
+                                             const char* call, const std::source_location& where) {
   const auto x = reinterpret_cast<std::uintptr_t>(dst);
   const auto y = reinterpret_cast<std::uintptr_t>(src);
+  if (x == y) return false;
   if ((x > y ? x - y : y - x) < n) [[unlikely]] {
     bulk_overlap_misuse(dst, src, n, call, where);
   }
+  return true;
 }
 
 }  // namespace pgas::detail

@@ -2,9 +2,10 @@
 // upc_memcpy, upc_memset) — between threads of jobs of 1 to 4 threads: data arrives, only the
 // n bytes at the pointer's address in ONE thread's memory are touched whatever the pointer's
 // block size and phase, n == 0 does nothing, and whole parts (up to the allocation's last byte)
-// copy without complaint in checked builds.
+// copy without complaint in checked builds, and an exact self-copy does nothing.
 
 #include <pgas/pgas.hpp>
+#include <pgas/upc.hpp>
 
 #include <atomic>
 #include <cstdint>
@@ -175,6 +176,32 @@ TEST_CASE("bulk calls reach local allocations and every thread's part of all_all
     pgas::barrier();
     pgas::all_free(s);
     pgas::free(mine);
+  });
+  check_no_failures(f);
+}
+
+TEST_CASE("an exact self-copy is a no-op, blocking or not, as in every UPC runtime", "[bulk]") {
+  failures f;
+  pgas::run(test_job(2), 0, nullptr, [&] {
+    const int me = pgas::mythread();
+    shared_array<std::uint32_t> a({128}, block_spec::cyclic(64));
+    auto* mine = &a[static_cast<std::size_t>(me) * 64];
+    for (std::size_t k = 0; k < 64; ++k)
+      mine[k] = pattern(me, k);
+    // Thread me's own block in an all-to-all loop: source and destination are one range.
+    const auto block = a.ptr(static_cast<std::size_t>(me) * 64);
+    const std::size_t bytes = 64 * sizeof(std::uint32_t);
+    upc_memcpy(block, block, bytes);
+    pgas::memcpy(block, block, bytes);
+    pgas::memget(mine, block, bytes);
+    pgas::memput(block, mine, bytes);
+    upc_handle_t h = upc_memcpy_nb(block, block, bytes);
+    upc_sync(h);
+    pgas::sync(pgas::memget_nb(mine, block, bytes));
+    pgas::memput_nbi(block, mine, bytes);
+    pgas::synci();
+    for (std::size_t k = 0; k < 64; ++k)
+      EXPECT(f, mine[k] == pattern(me, k), "element " << k);
   });
   check_no_failures(f);
 }

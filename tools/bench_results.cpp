@@ -5,7 +5,10 @@
 #include "bench_results.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -118,6 +121,48 @@ std::size_t element_line(const std::string& text, std::size_t index) {
   return 0;
 }
 
+// How deep a runs file's JSON may nest: a file is at most an object holding the runs array of
+// flat objects (4 levels). Deeper text is refused before it is parsed: nlohmann's dump and
+// comparison recurse, and a file nested tens of thousands deep would exhaust the stack.
+constexpr std::size_t max_json_depth = 64;
+
+// Where `text` first nests deeper than max_json_depth ("line L, column C"), or nothing. Strings
+// (with their escapes) are skipped; whether the text is otherwise valid JSON is the parser's
+// business.
+std::optional<std::pair<std::size_t, std::size_t>> too_deep(const std::string& text) {
+  std::size_t depth = 0, line = 1, column = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    ++column;
+    if (c == '\n') {
+      ++line;
+      column = 0;
+    } else if (in_string) {
+      if (c == '\\') {
+        ++i;
+        ++column;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_json_depth) return std::pair{line, column};
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+// What an error message quotes of a value: its JSON text, cut short.
+std::string shown(const json& v) {
+  std::string text = v.dump();
+  if (text.size() > 80) text = text.substr(0, 77) + "...";
+  return text;
+}
+
 // Reads one run object; `where` is "PATH:LINE: runs[I]".
 class run_reader {
  public:
@@ -147,14 +192,14 @@ class run_reader {
       in_range = v->get<long long>() >= lo && v->get<long long>() <= hi;
     }
     if (!in_range)
-      bad(field, fmt::format("expected a whole number from {} to {}, not {}", lo, hi, v->dump()));
+      bad(field, fmt::format("expected a whole number from {} to {}, not {}", lo, hi, shown(*v)));
     return v->get<long long>();
   }
 
   std::string string(const std::string& field, bool required) const {
     const json* v = get(field, required);
     if (v == nullptr) return {};
-    if (!v->is_string()) bad(field, fmt::format("expected a string, not {}", v->dump()));
+    if (!v->is_string()) bad(field, fmt::format("expected a string, not {}", shown(*v)));
     return v->get<std::string>();
   }
 
@@ -165,7 +210,7 @@ class run_reader {
 
 run_record read_run(const json& j, const std::string& where) {
   if (!j.is_object())
-    throw results_error(fmt::format("{}: expected an object, not {}", where, j.dump()));
+    throw results_error(fmt::format("{}: expected an object, not {}", where, shown(j)));
   const run_reader in(j, where);
   run_record r;
   r.pass = static_cast<int>(in.integer("pass", 1, 1'000'000));
@@ -180,18 +225,18 @@ run_record read_run(const json& j, const std::string& where) {
   if (sequential_variant(r.variant) && r.threads != 1)
     in.bad("threads", fmt::format("{} runs at 1 thread, not {}", r.variant, r.threads));
   if (const json* v = in.get("size", false); v != nullptr && !v->is_null()) {
-    if (!v->is_number_unsigned()) in.bad("size", fmt::format("expected a size, not {}", v->dump()));
+    if (!v->is_number_unsigned()) in.bad("size", fmt::format("expected a size, not {}", shown(*v)));
     r.size = v->get<std::size_t>();
   }
   if (const json* v = in.get("seconds", false); v != nullptr && !v->is_null()) {
     if (!v->is_number() || v->get<double>() < 0) {
-      in.bad("seconds", fmt::format("expected a number of seconds or null, not {}", v->dump()));
+      in.bad("seconds", fmt::format("expected a number of seconds or null, not {}", shown(*v)));
     }
     r.seconds = v->get<double>();
   }
   const json* verified = in.get("verified", true);
   if (!verified->is_boolean())
-    in.bad("verified", fmt::format("expected true or false, not {}", verified->dump()));
+    in.bad("verified", fmt::format("expected true or false, not {}", shown(*verified)));
   r.verified = verified->get<bool>();
   r.exit_status = static_cast<int>(in.integer("exit_status", 0, 255));
   r.error = in.string("error", false);
@@ -283,6 +328,10 @@ std::vector<run_record> read_runs(const std::string& path, json& meta) {
     throw results_error(e.what());
   }
 
+  if (const auto at = too_deep(text)) {
+    throw results_error(fmt::format("{}:{}:{}: JSON nested more than {} deep (a runs file needs 4)",
+                                    path, at->first, at->second, max_json_depth));
+  }
   json top;
   try {
     top = json::parse(text);

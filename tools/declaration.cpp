@@ -422,6 +422,7 @@ class declaration_parser {
   declaration::expression parse_expression() {
     declaration::expression e;
     e.start = peek().column;
+    e.first = static_cast<int>(d_.nodes_.size());
     saw_threads_ = false;
     e.root = parse_sum();
     e.threads = saw_threads_;
@@ -431,10 +432,7 @@ class declaration_parser {
 
   int add_node(declaration::node::op what, std::size_t column, int lhs = -1, int rhs = -1,
                std::int64_t value = 0) {
-    const auto depth_of = [&](int n) { return n < 0 ? 0 : d_.nodes_[n].depth; };
-    const int depth = 1 + std::max(depth_of(lhs), depth_of(rhs));
-    check_depth(depth, column);
-    d_.nodes_.push_back({what, value, column, lhs, rhs, depth});
+    d_.nodes_.push_back({what, value, column, lhs, rhs});
     return static_cast<int>(d_.nodes_.size() - 1);
   }
 
@@ -508,7 +506,8 @@ class declaration_parser {
          t.column);
   }
 
-  // One level of recursion through parse_unary, refused beyond declaration::max_depth.
+  // One level of recursion through parse_unary (a unary sign or a parenthesis), refused beyond
+  // declaration::max_depth: the only recursion of the parser and the evaluation.
   struct nesting {
     nesting(declaration_parser& p, std::size_t column) : p_(p) {
       p_.check_depth(++p_.nesting_, column);
@@ -539,10 +538,19 @@ std::int64_t declaration::evaluate(const expression& e, int threads) const {
   if (threads < 1) {
     throw std::invalid_argument(fmt::format("THREADS must be at least 1, not {}", threads));
   }
-  return evaluate(e.root, threads, e.threads);
+  // The parser adds a node after its operands, and an expression's nodes one after another: so
+  // evaluating them in order is the post-order walk, without recursion however long a chain of
+  // operators is (`1+1+…+1` is as deep as it is long).
+  std::vector<std::int64_t> values(static_cast<std::size_t>(e.root - e.first + 1));
+  const auto value_of = [&](int n) { return values[static_cast<std::size_t>(n - e.first)]; };
+  for (int n = e.first; n <= e.root; ++n)
+    values[static_cast<std::size_t>(n - e.first)] = evaluate_node(n, threads, e.threads, value_of);
+  return values.back();
 }
 
-std::int64_t declaration::evaluate(int n, int threads, bool mentions_threads) const {
+template <class Value>
+std::int64_t declaration::evaluate_node(int n, int threads, bool mentions_threads,
+                                        const Value& value_of) const {
   const node& x = nodes_[static_cast<std::size_t>(n)];
   using op = node::op;
   if (x.what == op::literal) return x.value;
@@ -552,13 +560,13 @@ std::int64_t declaration::evaluate(int n, int threads, bool mentions_threads) co
   };
   std::int64_t r = 0;
   if (x.what == op::negate) {
-    if (__builtin_sub_overflow(std::int64_t{0}, evaluate(x.lhs, threads, mentions_threads), &r)) {
+    if (__builtin_sub_overflow(std::int64_t{0}, value_of(x.lhs), &r)) {
       fail_here("this size overflows 64-bit arithmetic");
     }
     return r;
   }
-  const std::int64_t a = evaluate(x.lhs, threads, mentions_threads);
-  const std::int64_t b = evaluate(x.rhs, threads, mentions_threads);
+  const std::int64_t a = value_of(x.lhs);
+  const std::int64_t b = value_of(x.rhs);
   bool overflow = false;
   switch (x.what) {
     case op::add:

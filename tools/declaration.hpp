@@ -33,7 +33,8 @@
 // are evaluated in 64-bit signed arithmetic, `/` and `%` truncating as in C.
 //
 // Limits: a declaration is at most declaration::max_length bytes, and an expression nests at
-// most declaration::max_depth operators and parentheses deep (`-(-(-1))` is 6); beyond either
+// most declaration::max_depth unary signs and parentheses deep (`-(-(-1))` is 5; a chain of
+// binary operators such as `1+1+…+1` does not nest and is bounded by the length); beyond either
 // the parse fails with a declaration_error like any other syntax error, so hostile input costs
 // bounded time and stack.
 //
@@ -88,7 +89,7 @@ class declaration {
  public:
   /// The longest declaration text parse() reads, in bytes.
   static constexpr std::size_t max_length = 64 * 1024;
-  /// How deep an expression may nest (operators and parentheses on the path to a leaf).
+  /// How deep an expression may nest (unary signs and parentheses around a leaf).
   static constexpr int max_depth = 200;
 
   /// Parses `text`. Throws declaration_error for anything outside the grammar above: a missing
@@ -138,6 +139,7 @@ class declaration {
   struct expression {
     int root = -1;
     std::size_t start = 0;
+    int first = 0;         // its first node (its nodes are first..root, operands before operators)
     bool threads = false;  // mentions THREADS
   };
   struct node {
@@ -147,12 +149,13 @@ class declaration {
     std::size_t column = 0;  // the operator or operand token
     int lhs = -1;
     int rhs = -1;
-    int depth = 1;  // of the subtree this node roots
   };
   friend class declaration_parser;
 
   std::int64_t evaluate(const expression& e, int threads) const;
-  std::int64_t evaluate(int n, int threads, bool mentions_threads) const;
+  template <class Value>
+  std::int64_t evaluate_node(int n, int threads, bool mentions_threads,
+                             const Value& value_of) const;
   [[noreturn]] void fail(const std::string& message, std::size_t column) const;
 
   std::string text_;

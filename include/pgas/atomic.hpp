@@ -29,9 +29,9 @@
 //                                                 fadd, fsub, fmult, finc, fdec, fand, for_,
 //                                                 fxor, fmin, fmax (combine with |)
 //   upc_type_t: UPC_INT, UPC_UINT, UPC_LONG, UPC_ULONG, UPC_INT32, UPC_UINT32, UPC_INT64,
-//     UPC_UINT64, UPC_FLOAT, UPC_DOUBLE           pgas::atomic_type::int_, uint_, long_, ulong_,
-//                                                 int32, uint32, int64, uint64, float_, double_
-//     (UPC_PTS, atomics on pointers-to-shared, is not provided.)
+//     UPC_UINT64, UPC_FLOAT, UPC_DOUBLE, UPC_PTS  pgas::atomic_type::int_, uint_, long_, ulong_,
+//                                                 int32, uint32, int64, uint64, float_, double_,
+//                                                 pts (atomic_domain<pgas::sptr<T, B>>)
 //   upc_atomichint_t: UPC_ATOMIC_HINT_DEFAULT, _LATENCY, _THROUGHPUT
 //                                                 pgas::atomic_hint::default_, latency, throughput
 //
@@ -55,6 +55,17 @@
 // complement), as std::atomic's does. For float and double, CSWAP compares values (0.0 equals
 // -0.0, a NaN equals nothing), MIN and MAX keep the element when either is a NaN, and arithmetic
 // is IEEE arithmetic on the element's value.
+//
+// Pointers-to-shared (UPC_PTS). A domain of type UPC_PTS, atomic_domain<pgas::sptr<T, B>> for
+// a compile-time B or pgas::sptr<void> (UPC's `shared void *`; a run-time-B pointer is not one
+// word), supports GET, SET and CSWAP only, as UPC 1.3 says: a set with any other operation is
+// misuse when the domain is made, naming the operation and UPC_PTS. The element is a
+// pointer-to-shared stored in shared memory (`shared void *shared p`: a
+// pgas::shared_array<pgas::sptr<void>> element, say), one packed 64-bit word, so each
+// operation is one hardware instruction on it. In the UPC form the values (fetch_ptr,
+// operand1, operand2) are `shared void *`, pgas::sptr<void>. CSWAP compares the packed words,
+// thread, address and phase, where UPC's == ignores the phase: two pointers of one type to one
+// element have one phase, so this differs only for pointers cast from another block size.
 //
 // The C++ members of atomic_domain<T> are the same operations by name (each also takes an
 // optional atomic_order, strict by default, and the call site):
@@ -89,14 +100,14 @@
 //     element through a domain.
 //   * Errors (pgas/error.hpp), always checked, each ending the job with status 1 and naming the
 //     thread and the call's file:line: making a domain with no operations, unknown operation
-//     bits, or AND, OR, XOR (or FAND, FOR, FXOR) for float or double; an operation outside the
-//     domain's set (the check is one bit test); an operation through a freed domain (freed
-//     domains keep an empty set, so this costs nothing more) or a null or moved-from one; a
-//     null target, a target not aligned to its size, or one outside the shared space; in the
-//     UPC form, a value of op that is not exactly one operation, a missing fetch_ptr or
-//     operand the table above requires. Checked builds (config::bounds_check) also require the
-//     target to be inside a live shared allocation. Running out of memory for a domain throws
-//     std::bad_alloc.
+//     bits, AND, OR, XOR (or FAND, FOR, FXOR) for float or double, or any operation but GET,
+//     SET and CSWAP for UPC_PTS (the report names the operations and the type); an operation
+//     outside the domain's set (the check is one bit test); an operation through a freed domain
+//     (freed domains keep an empty set, so this costs nothing more) or a null or moved-from one; a
+//     null target, a target not aligned to its size, or one outside the shared space; in the UPC
+//     form, a value of op that is not exactly one operation, a missing fetch_ptr or operand the
+//     table above requires. Checked builds (config::bounds_check) also require the target to be
+//     inside a live shared allocation. Running out of memory for a domain throws std::bad_alloc.
 //   * Outside a job: a domain can be made and freed (as by a job of one thread), but there is
 //     no shared space, so every operation is misuse and throws pgas::usage_error.
 //   * Thread safety: operations may be made by any thread concurrently, through the same or
@@ -167,6 +178,15 @@ concept atomic_target =
     std::is_same_v<std::remove_cvref_t<Target>, T*>;
 template <class P>
 inline constexpr bool atomic_plain_pointer_target = false;
+/// A pointer-to-shared an atomic domain can hold (UPC_PTS): one packed word, so any
+/// compile-time block (a run-time-B pointer also carries its block).
+template <class P>
+inline constexpr bool atomic_pts = false;
+template <class T, std::size_t B>
+inline constexpr bool atomic_pts<sptr<T, B>> = B != dynamic_block || std::is_void_v<T>;
+/// The target of an arithmetic or bitwise member: not for a UPC_PTS domain (GET, SET, CSWAP).
+template <class Target, class T>
+concept atomic_arithmetic_target = atomic_target<Target, T> && !atomic_pts<T>;
 }  // namespace detail
 
 /// UPC upc_all_atomicdomain_alloc. Collective: every thread passes the same arguments and gets
@@ -201,12 +221,22 @@ PGAS_API void atomic_relaxed(atomicdomain* domain, void* fetch_ptr, atomic_op op
 
 /// A typed atomic domain (UPC upc_atomicdomain_t made for T): owns a domain made collectively
 /// by its constructor and freed collectively by free() or its destructor. T is int, unsigned,
-/// long, unsigned long, (u)int32_t, (u)int64_t, float or double.
+/// long, unsigned long, (u)int32_t, (u)int64_t, float or double, or a pointer-to-shared
+/// pgas::sptr<U, B> with a compile-time B (UPC_PTS: GET, SET and CSWAP only, so the arithmetic
+/// members do not compile for it).
 template <class T>
 class atomic_domain {
-  static_assert(detail::atomic_supported<T>,
+  static_assert(detail::atomic_supported<T> || detail::atomic_pts<T>,
                 "pgas::atomic_domain: T must be int, unsigned, long, unsigned long, int32_t, "
-                "uint32_t, int64_t, uint64_t, float or double (the UPC atomic types)");
+                "uint32_t, int64_t, uint64_t, float or double (the UPC atomic types), or a "
+                "pgas::sptr<U, B> with a compile-time block B (UPC_PTS)");
+  static constexpr atomic_type type_code() noexcept {
+    if constexpr (detail::atomic_pts<T>) {
+      return atomic_type::pts;
+    } else {
+      return detail::atomic_type_of<T>();
+    }
+  }
 
  public:
   using value_type = T;
@@ -217,7 +247,7 @@ class atomic_domain {
   /// Collective (UPC upc_all_atomicdomain_alloc for T's type): see all_atomicdomain_alloc.
   explicit atomic_domain(atomic_ops ops, atomic_hint hint = atomic_hint::default_,
                          std::source_location where = std::source_location::current())
-      : d_(all_atomicdomain_alloc(detail::atomic_type_of<T>(), ops, hint, where)) {}
+      : d_(all_atomicdomain_alloc(type_code(), ops, hint, where)) {}
   /// The same from a braced list, `atomic_domain<long> d({atomic_op::get})`: a list of one
   /// would otherwise also match the move constructor.
   explicit atomic_domain(std::initializer_list<atomic_op> ops,
@@ -296,18 +326,23 @@ class atomic_domain {
   bool compare_exchange(Target&& t, T& expected, T desired, atomic_order o = atomic_order::strict,
                         std::source_location where = std::source_location::current()) const {
     const T old = run(atomic_op::cswap, address(t), expected, o, where, desired);
-    const bool swapped = old == expected;
+    bool swapped = false;
+    if constexpr (detail::atomic_pts<T>) {
+      swapped = old.word() == expected.word();  // as CSWAP compares: the words
+    } else {
+      swapped = old == expected;
+    }
     expected = old;
     return swapped;
   }
 
 #define PGASI_ATOMIC_BINARY(NAME, OP, FOP)                                             \
-  template <detail::atomic_target<T> Target>                                           \
+  template <detail::atomic_arithmetic_target<T> Target>                                \
   T fetch_##NAME(Target&& t, T v, atomic_order o = atomic_order::strict,               \
                  std::source_location where = std::source_location::current()) const { \
     return run(atomic_op::FOP, address(t), v, o, where);                               \
   }                                                                                    \
-  template <detail::atomic_target<T> Target>                                           \
+  template <detail::atomic_arithmetic_target<T> Target>                                \
   void NAME(Target&& t, T v, atomic_order o = atomic_order::strict,                    \
             std::source_location where = std::source_location::current()) const {      \
     (void)run(atomic_op::OP, address(t), v, o, where);                                 \
@@ -325,22 +360,22 @@ class atomic_domain {
 #undef PGASI_ATOMIC_BINARY
 
   /// FINC/INC and FDEC/DEC.
-  template <detail::atomic_target<T> Target>
+  template <detail::atomic_arithmetic_target<T> Target>
   T fetch_inc(Target&& t, atomic_order o = atomic_order::strict,
               std::source_location where = std::source_location::current()) const {
     return run(atomic_op::finc, address(t), T(), o, where);
   }
-  template <detail::atomic_target<T> Target>
+  template <detail::atomic_arithmetic_target<T> Target>
   void inc(Target&& t, atomic_order o = atomic_order::strict,
            std::source_location where = std::source_location::current()) const {
     (void)run(atomic_op::inc, address(t), T(), o, where);
   }
-  template <detail::atomic_target<T> Target>
+  template <detail::atomic_arithmetic_target<T> Target>
   T fetch_dec(Target&& t, atomic_order o = atomic_order::strict,
               std::source_location where = std::source_location::current()) const {
     return run(atomic_op::fdec, address(t), T(), o, where);
   }
-  template <detail::atomic_target<T> Target>
+  template <detail::atomic_arithmetic_target<T> Target>
   void dec(Target&& t, atomic_order o = atomic_order::strict,
            std::source_location where = std::source_location::current()) const {
     (void)run(atomic_op::dec, address(t), T(), o, where);
@@ -366,7 +401,11 @@ class atomic_domain {
         T b = T()) const {
     const auto bit = static_cast<std::uint32_t>(op);
     detail::atomic_check(*d_, bit, target, where);
-    return detail::atomic_apply(bit, target, a, b, o);
+    if constexpr (detail::atomic_pts<T>) {
+      return detail::atomic_apply_pts(bit, target, a, b, o);
+    } else {
+      return detail::atomic_apply(bit, target, a, b, o);
+    }
   }
 
   void upc_form(T* fetch_ptr, atomic_op op, T* target, const T* operand1, const T* operand2,

@@ -66,7 +66,7 @@
 //                                all_broadcast …, all_reduce<TYPE>, coll_flags, reduce_op
 //                                                                       upc_collectives.hpp
 //   upc_atomicdomain_t, upc_all_atomicdomain_alloc/free, upc_atomic_strict/relaxed,
-//   upc_atomic_isfast, upc_type_t UPC_INT …, upc_atomichint_t, UPC_GET … UPC_FMAX
+//   upc_atomic_isfast, upc_type_t UPC_INT … UPC_PTS, upc_atomichint_t, UPC_GET … UPC_FMAX
 //                                atomicdomain, all_atomicdomain_alloc …, atomic_op, atomic_type
 //                                                                       atomic.hpp
 //   upc_handle_t, UPC_COMPLETE_HANDLE, upc_mem*_nb, upc_mem*_nbi, upc_sync, upc_sync_attempt,
@@ -521,6 +521,8 @@ inline constexpr upc_type_t UPC_INT64 = static_cast<int>(pgas::atomic_type::int6
 inline constexpr upc_type_t UPC_UINT64 = static_cast<int>(pgas::atomic_type::uint64);
 inline constexpr upc_type_t UPC_FLOAT = static_cast<int>(pgas::atomic_type::float_);
 inline constexpr upc_type_t UPC_DOUBLE = static_cast<int>(pgas::atomic_type::double_);
+/// UPC_PTS: `shared void *` values (pgas::sptr<void>); GET, SET and CSWAP only (atomic.hpp).
+inline constexpr upc_type_t UPC_PTS = static_cast<int>(pgas::atomic_type::pts);
 /// upc_atomichint_t and its values: pgas::atomic_hint.
 using upc_atomichint_t = int;
 inline constexpr upc_atomichint_t UPC_ATOMIC_HINT_DEFAULT =

@@ -113,6 +113,8 @@ const char* type_text(atomic_type t) {
       return "float (UPC_FLOAT)";
     case atomic_type::double_:
       return "double (UPC_DOUBLE)";
+    case atomic_type::pts:
+      return "shared void * (UPC_PTS)";
   }
   return nullptr;
 }
@@ -131,6 +133,17 @@ const char* hint_text(atomic_hint h) {
 
 bool floating(atomic_type t) {
   return t == atomic_type::float_ || t == atomic_type::double_;
+}
+
+// The operations of `ops` that `type` does not define: bitwise ones for float and double,
+// all but GET, SET and CSWAP for UPC_PTS; and why, for the report.
+std::uint32_t undefined_ops(atomic_type type, std::uint32_t ops, const char** why) {
+  if (type == atomic_type::pts) {
+    *why = "UPC_PTS supports only GET, SET and CSWAP";
+    return ops & atomic_all_ops & ~atomic_pts_ops;
+  }
+  *why = "bitwise operations need an integer type";
+  return floating(type) ? ops & atomic_bitwise_ops : 0;
 }
 
 std::size_t size_of(atomic_type t) {
@@ -174,7 +187,12 @@ void apply_upc_form(atomicdomain& d, void* fetch_ptr, std::uint32_t op, void* ta
   atomic_check(d, op, t, where);
   const T a = operand1 != nullptr ? *static_cast<const T*>(operand1) : T();
   const T b = operand2 != nullptr ? *static_cast<const T*>(operand2) : T();
-  const T old = atomic_apply(op, t, a, b, o);
+  T old;
+  if constexpr (std::is_same_v<T, sptr<void>>) {
+    old = atomic_apply_pts(op, t, a, b, o);
+  } else {
+    old = atomic_apply(op, t, a, b, o);
+  }
   if (fetch_ptr != nullptr) *static_cast<T*>(fetch_ptr) = old;
 }
 
@@ -204,6 +222,8 @@ void upc_form(atomicdomain* domain, void* fetch_ptr, atomic_op op, sptr<void> ta
       return apply_upc_form<float>(d, fetch_ptr, bit, t, operand1, operand2, o, where);
     case atomic_type::double_:
       return apply_upc_form<double>(d, fetch_ptr, bit, t, operand1, operand2, o, where);
+    case atomic_type::pts:
+      return apply_upc_form<sptr<void>>(d, fetch_ptr, bit, t, operand1, operand2, o, where);
   }
 }
 
@@ -215,10 +235,9 @@ void atomic_refuse(const atomicdomain* d, std::uint32_t op, const void* target, 
   live_domain(const_cast<atomicdomain*>(d), what.c_str(), where);
   const std::uint32_t set = d->ops_.load(std::memory_order_relaxed);
   if ((set & op) == 0) {
-    if (floating(d->type_) && (op & atomic_bitwise_ops)) {
-      misuse(fmt::format("{} is not defined for {} (bitwise operations need an integer type)", what,
-                         type_text(d->type_)),
-             where);
+    const char* why = nullptr;
+    if (undefined_ops(d->type_, op, &why) != 0) {
+      misuse(fmt::format("{} is not defined for {} ({})", what, type_text(d->type_), why), where);
     }
     misuse(fmt::format("{} is not in the operations of {}, which are {}", what, domain_text(*d),
                        ops_text(set)),
@@ -275,11 +294,10 @@ atomicdomain* all_atomicdomain_alloc(atomic_type type, atomic_ops ops, atomic_hi
                                name, bits, bits & ~detail::atomic_all_ops),
                    where);
   }
-  if (detail::floating(type) && (bits & detail::atomic_bitwise_ops) != 0) {
-    detail::misuse(fmt::format("{}: {} is not defined for {} (bitwise operations need an integer "
-                               "type)",
-                               name, detail::ops_text(bits & detail::atomic_bitwise_ops),
-                               detail::type_text(type)),
+  const char* why = nullptr;
+  if (const std::uint32_t undefined = detail::undefined_ops(type, bits, &why); undefined != 0) {
+    detail::misuse(fmt::format("{}: {} is not defined for {} ({})", name,
+                               detail::ops_text(undefined), detail::type_text(type), why),
                    where);
   }
   detail::job* j = detail::job_current();
@@ -322,7 +340,8 @@ void atomic_relaxed(atomicdomain* domain, void* fetch_ptr, atomic_op op, sptr<vo
 bool atomic_isfast(atomic_type type, atomic_ops ops, sptr<void> addr) noexcept {
   const std::uint32_t bits = ops.bits();
   if (detail::type_text(type) == nullptr || (bits & ~detail::atomic_all_ops) != 0) return false;
-  if (detail::floating(type) && (bits & detail::atomic_bitwise_ops) != 0) return false;
+  const char* why = nullptr;
+  if (detail::undefined_ops(type, bits, &why) != 0) return false;
   const auto a = reinterpret_cast<std::uintptr_t>(static_cast<void*>(addr));
   const std::uint64_t offset = a - reinterpret_cast<std::uintptr_t>(detail::geometry.base);
   static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free &&

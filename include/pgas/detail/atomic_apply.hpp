@@ -58,6 +58,7 @@ enum class atomic_type : std::uint8_t {
   uint64,    // UPC_UINT64
   float_,    // UPC_FLOAT
   double_,   // UPC_DOUBLE
+  pts,       // UPC_PTS: a pointer-to-shared (GET, SET and CSWAP only)
 };
 
 /// UPC upc_atomichint_t. Accepted and recorded; every domain is implemented the same way
@@ -87,6 +88,8 @@ namespace detail {
 inline constexpr std::uint32_t atomic_bitwise_ops = 0x7u << 8 | 0x7u << 18;
 inline constexpr std::uint32_t atomic_fetching_ops = 0x3ffu << 13;
 inline constexpr std::uint32_t atomic_all_ops = (1u << 23) - 1;
+/// The operations UPC_PTS supports: GET, SET and CSWAP (UPC 1.3 atomics).
+inline constexpr std::uint32_t atomic_pts_ops = 0x7u;
 
 template <class T>
 inline constexpr bool atomic_supported =
@@ -286,6 +289,30 @@ inline T atomic_apply(std::uint32_t op, T* target, T a, T b, atomic_order o) noe
   // Unreachable: the domain's set holds exactly one of the cases above for T (bitwise ops are
   // refused for floating types when the domain is made).
   __builtin_unreachable();
+}
+
+/// GET, SET and CSWAP on a pointer-to-shared P (UPC_PTS): P is one packed 64-bit word, so
+/// these are the hardware's load, exchange and compare-and-swap on it. CSWAP compares the
+/// words: thread, address and phase (pointers of one type to one element have one phase).
+template <class P>
+inline P atomic_apply_pts(std::uint32_t op, P* target, P a, P b, atomic_order o) noexcept {
+  static_assert(sizeof(P) == sizeof(std::uint64_t) && std::is_trivially_copyable_v<P> &&
+                std::atomic_ref<P>::is_always_lock_free);
+  std::atomic_ref<P> r(*target);
+  const std::memory_order mo = atomic_mo(o);
+  switch (static_cast<atomic_op>(op)) {
+    case atomic_op::get:
+      // As atomic_apply's GET: a strict one completes the thread's earlier accesses first.
+      if (o == atomic_order::strict) std::atomic_thread_fence(std::memory_order_seq_cst);
+      return r.load(mo);
+    case atomic_op::set:
+      return r.exchange(a, mo);
+    default:  // CSWAP: the domain's set holds nothing else (refused when it is made)
+      r.compare_exchange_strong(
+          a, b, mo,
+          mo == std::memory_order_seq_cst ? std::memory_order_seq_cst : std::memory_order_relaxed);
+      return a;
+  }
 }
 
 }  // namespace detail

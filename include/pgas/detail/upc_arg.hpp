@@ -25,8 +25,9 @@ inline constexpr bool plain_pointer_argument = false;
 /// What a pointer-to-shared argument pointed to before it became a `shared void *`, for the
 /// functions that need the element's type (the atomics check it against their domain's).
 struct element_type_info {
-  std::size_t size = 0;        // 0: unknown (a shared void *, or nothing typed was passed)
-  char kind = 0;               // 's' signed integer, 'u' unsigned integer, 'f' floating, 'o' other
+  std::size_t size = 0;  // 0: unknown (a shared void *, or nothing typed was passed)
+  char kind =
+      0;  // 's' signed integer, 'u' unsigned, 'f' floating, 'p' pointer-to-shared, 'o' other
   const char* name = nullptr;  // the type's name, for the common ones
 };
 
@@ -38,6 +39,7 @@ constexpr element_type_info element_type_of() noexcept {
   } else {
     const char kind = std::is_floating_point_v<U> ? 'f'
                       : std::is_integral_v<U>     ? (std::is_signed_v<U> ? 's' : 'u')
+                      : is_sptr<U>::value         ? 'p'
                                                   : 'o';
     const char* name = std::is_same_v<U, int>                  ? "int"
                        : std::is_same_v<U, unsigned>           ? "unsigned int"
@@ -53,6 +55,7 @@ constexpr element_type_info element_type_of() noexcept {
                        : std::is_same_v<U, float>              ? "float"
                        : std::is_same_v<U, double>             ? "double"
                        : std::is_same_v<U, long double>        ? "long double"
+                       : is_sptr<U>::value                     ? "pointer-to-shared"
                                                                : nullptr;
     return {sizeof(U), kind, name};
   }
@@ -140,6 +143,8 @@ inline void atomic_check_target_type(const pgas::atomicdomain* d, element_type_i
         return {8, 'u', "uint64_t (UPC_UINT64)"};
       case atomic_type::float_:
         return {sizeof(float), 'f', "float (UPC_FLOAT)"};
+      case atomic_type::pts:
+        return {8, 'p', "shared void * (UPC_PTS)"};
       case atomic_type::double_:
         break;
     }

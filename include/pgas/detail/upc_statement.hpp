@@ -156,9 +156,9 @@ inline atomic_op upc_atomic_op(unsigned op, const std::source_location& where) {
   return static_cast<atomic_op>(upc_atomic_bits(op, "upc_atomic_strict/relaxed", where));
 }
 inline atomic_type upc_atomic_type(int type, const std::source_location& where) {
-  if (type < static_cast<int>(atomic_type::int_) || type > static_cast<int>(atomic_type::double_))
+  if (type < static_cast<int>(atomic_type::int_) || type > static_cast<int>(atomic_type::pts))
     misuse("upc_all_atomicdomain_alloc: type " + std::to_string(type) +
-               " is not one of UPC_INT … UPC_DOUBLE (UPC_PTS is not supported)",
+               " is not one of UPC_INT … UPC_DOUBLE, UPC_PTS",
            where);
   return static_cast<atomic_type>(type);
 }

@@ -445,6 +445,65 @@ TEST_CASE("domains: moving, freeing, isfast and the set of operations", "[atomic
   check_no_failures(f);
 }
 
+TEST_CASE("UPC_PTS: GET, SET and CSWAP on pointers-to-shared, one CSWAP winner", "[atomic]") {
+  for (int n : {1, 3, 5}) {
+    INFO(n << " threads");
+    failures f;
+    pgas::run(test_job(n), 0, nullptr, [&] {
+      const int me = pgas::mythread();
+      shared_array<long, 1, 2> data({2 * static_cast<std::size_t>(n)});
+      shared_array<pgas::sptr<long, 2>> slot({2});  // `shared [2] long *shared slot[2]`
+      atomic_domain<pgas::sptr<long, 2>> d({atomic_op::get, atomic_op::set, atomic_op::cswap});
+      EXPECT(f, d.get()->type_ == pgas::atomic_type::pts, "");
+      // Every thread offers its second element (phase 1); exactly one CSWAP from null wins.
+      const pgas::sptr<long, 2> mine = data.ptr(2 * me + 1);
+      const pgas::sptr<long, 2> old = d.cswap(slot.ptr(0), nullptr, mine);
+      pgas::barrier();
+      const pgas::sptr<long, 2> won = d.load(slot[0]);
+      EXPECT(f, won.thread() < n && won.phase() == 1 && won == data.ptr(2 * won.thread() + 1),
+             "the winner's pointer, phase kept: thread " << won.thread());
+      EXPECT(f, (old == nullptr) == (won == mine), "thread " << me << ": one winner");
+      pgas::barrier();  // every thread has read the winner before it swaps back
+      pgas::sptr<long, 2> expected = mine;
+      EXPECT(f, d.compare_exchange(slot[0], expected, nullptr, relaxed) == (won == mine), "");
+      pgas::barrier();
+      EXPECT(f, d.load(slot[0]) == nullptr, "the winner swapped it back to null");
+      // SET fetching the old value, then the UPC form with `shared void *` values.
+      if (me == n - 1) {
+        EXPECT(f, d.exchange(slot.ptr(1), data.ptr(0)) == nullptr, "");
+        pgas::atomicdomain* u = d.get();
+        pgas::sptr<void> fetched, expect = data.ptr(0), desired = data.ptr(1);
+        pgas::atomic_strict(u, &fetched, atomic_op::cswap, slot.ptr(1), &expect, &desired);
+        EXPECT(f, (pgas::sptr<long, 2>(fetched) == data.ptr(0)), "");
+        pgas::atomic_relaxed(u, &fetched, atomic_op::get, slot.ptr(1), nullptr, nullptr);
+        EXPECT(f, (pgas::sptr<long, 2>(fetched) == data.ptr(1)), "");
+        EXPECT(f, pgas::atomic_isfast(pgas::atomic_type::pts, atomic_op::cswap, slot.ptr(1)), "");
+        EXPECT(f, !pgas::atomic_isfast(pgas::atomic_type::pts, atomic_op::add, slot.ptr(1)), "");
+      }
+      pgas::barrier();
+    });
+    check_no_failures(f);
+  }
+}
+
+TEST_CASE("UPC_PTS: an operation other than GET, SET and CSWAP is misuse naming both",
+          "[atomic][misuse]") {
+  using Catch::Matchers::Contains;
+  using pts = atomic_domain<pgas::sptr<int>>;
+  CHECK_THROWS_WITH(pts({atomic_op::cswap, atomic_op::fadd}),
+                    Contains("FADD is not defined for shared void * (UPC_PTS)"));
+  CHECK_THROWS_WITH(pts(atomic_op::inc), Contains("UPC_PTS supports only GET, SET and CSWAP"));
+  CHECK_THROWS_WITH(pgas::all_atomicdomain_alloc(pgas::atomic_type::pts,
+                                                 atomic_op::get | atomic_op::min | atomic_op::max),
+                    Contains("MIN|MAX is not defined for shared void * (UPC_PTS)"));
+  // Through the UPC form, an ADD on a PTS domain names the type as well.
+  pts d({atomic_op::get});
+  long v = 1;
+  CHECK_THROWS_WITH(
+      pgas::atomic_strict(d.get(), nullptr, atomic_op::add, pgas::sptr<void>(), &v, nullptr),
+      Contains("atomic ADD is not defined for shared void * (UPC_PTS)"));
+}
+
 TEST_CASE("misuse outside a job throws usage_error naming what was wrong", "[atomic][misuse]") {
   using Catch::Matchers::Contains;
   int local = 0;

@@ -1130,7 +1130,7 @@ TEST_CASE("hang: the report merges threads with the same stack into one entry",
 TEST_CASE("hang: threads that never answer are one entry, waited for once", "[fault][timeout]") {
   const result r =
       launch({"-n", "17", "--timeout", "1", program("hang"), "deaf"}, workload_kill_after);
-  require_exit(r, 124);
+  require_exit(r, 124, false);
   INFO(r);
   require_merged_report(r.err, 17, 4);
   // Thread 0 answers too, unless the machine left it no time either.
@@ -1141,11 +1141,11 @@ TEST_CASE("hang: threads that never answer are one entry, waited for once", "[fa
 }
 
 // A thousand threads on a few cores: the job still ends, with a report that names each thread
-// once (the bound is generous: the report alone takes about a second and a half).
+// once (within the generous limit of a workload: starting them alone takes seconds on a busy
+// machine).
 TEST_CASE("hang: --timeout at 1000 threads ends the job with a merged report", "[fault][timeout]") {
   const result r = launch({"-n", "1000", "--timeout", "1", program("hang")}, workload_kill_after);
-  REQUIRE_FALSE(r.hung);
-  require_exit(r, 124);
+  require_exit(r, 124, false);
   INFO(r);
   require_merged_report(r.err, 1000, 12);
   CHECK(contains(r.err, "pgas: the job ends with status 124\n"));
@@ -1818,6 +1818,7 @@ TEST_CASE("upc_misuse: misuse through <pgas/upc.hpp> names the UPC call", "[faul
         upc_case{"nb_null", 1, "upc_memget_nb source is the null pointer-to-shared"},
         upc_case{"memput_null", 1, "upc_memput destination is the null pointer-to-shared"},
         upc_case{"memget_past_segment", 1, "upc_memget source: 64 bytes from address 0x"},
+        upc_case{"memget_segment_tail", 1, "upc_memget source: 64 bytes"},
         upc_case{"memget_null_private", 1, "upc_memget destination is a null pointer"},
         upc_case{"memcpy_overlap", 1, "upc_memcpy: source and destination overlap (32 bytes at 0x"},
         upc_case{"notify_collective", -1, "upc_all_reduceI called between upc_notify at "},

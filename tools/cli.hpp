@@ -3,9 +3,11 @@
 // CLI11's multi-line texts folded into one line so scripts can match them.
 #pragma once
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -29,6 +31,22 @@ inline constexpr int exit_usage = 2;
   std::fflush(stdout);
   std::fprintf(stderr, "%s: error: %s\n", tool, message.c_str());
   std::exit(status);
+}
+
+/// What a tool's main returns: `status` when everything it printed reached standard output;
+/// otherwise, as coreutils do, "TOOL: error: cannot write to standard output: REASON" on stderr
+/// and status 1 (a full disk, a closed pipe, stdout on /dev/full): a listing that was not
+/// written must not look like one that was, whatever status the tool meant to return.
+[[nodiscard]] inline int finish_output(const char* tool, int status) {
+  if (std::ferror(stdout) == 0) {
+    errno = 0;
+    if (std::fflush(stdout) == 0) return status;
+  }
+  // A failure seen earlier (a flush inside the tool) left its reason in errno.
+  const int reason = errno != 0 ? errno : EIO;
+  std::fprintf(stderr, "%s: error: cannot write to standard output: %s\n", tool,
+               std::strerror(reason));
+  return 1;
 }
 
 /// Folds a message that may span lines (CLI11's) into one line without trailing blanks.

@@ -684,7 +684,7 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
-    return run(argc, argv);
+    return pgas::tools::finish_output("pgas-bench", run(argc, argv));
   } catch (const usage_error& e) {
     fail(exit_usage, one_line(e.what()));
   } catch (const results_error& e) {

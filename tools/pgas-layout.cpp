@@ -626,14 +626,14 @@ int run(int argc, char** argv) {
     out = report(d, l);
   }
   std::fputs(out.c_str(), stdout);
-  return std::fflush(stdout) == 0 ? 0 : 1;
+  return 0;  // main's finish_output flushes and reports a failed write
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    return run(argc, argv);
+    return pgas::tools::finish_output("pgas-layout", run(argc, argv));
   } catch (const usage_error& e) {
     fail(exit_usage, e.what());
   } catch (const declaration_error& e) {

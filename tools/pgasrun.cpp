@@ -180,7 +180,6 @@ int check_globals(const std::string& program) {
       pgas::tools::program_globals(data, ec ? std::filesystem::path() : cwd);
   const std::string report = pgas::tools::globals_report(found);
   std::fputs(report.c_str(), stdout);
-  if (std::fflush(stdout) != 0) return 1;
   return found.globals.empty() ? 0 : exit_globals_found;
 }
 
@@ -227,7 +226,7 @@ int dry_run() {
   const std::string report = pgas::bindings_report(m, plan, *opts.bind_to, *opts.map_by);
   std::fputs(report.c_str(), stdout);
   if (!report.empty() && report.back() != '\n') std::fputc('\n', stdout);
-  return std::fflush(stdout) == 0 ? 0 : 1;
+  return 0;  // main's finish_output flushes and reports a failed write
 }
 
 int launch(int argc, char** argv) {
@@ -378,7 +377,7 @@ int launch(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
-    return launch(argc, argv);
+    return pgas::tools::finish_output("pgasrun", launch(argc, argv));
   } catch (const usage_error& e) {
     fail(exit_usage, e.what());
   } catch (const pgas::topology_error& e) {

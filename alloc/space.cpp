@@ -42,6 +42,8 @@ void space_create(int threads, const std::vector<int>& nodes, std::size_t limit)
   s->threads = threads;
   s->nodes = nodes;
   s->accounts = std::make_unique<segment_account[]>(static_cast<std::size_t>(threads));
+  s->local_committed =
+      std::make_unique<std::atomic<std::size_t>[]>(static_cast<std::size_t>(threads));
   local_mutexes = std::make_unique<std::mutex[]>(static_cast<std::size_t>(threads));
 
   // Reserve generously, halving when the system refuses (sanitizers, ulimit -v).
@@ -102,6 +104,8 @@ void space_create(int threads, const std::vector<int>& nodes, std::size_t limit)
   geometry.threads = static_cast<unsigned>(threads);
   geometry.span = static_cast<std::uint64_t>(threads) << s->segment_shift;
   geometry.threads_div = libdivide::divider<std::uint64_t>(static_cast<std::uint64_t>(threads));
+  geometry.symmetric_committed = &s->symmetric_committed;
+  geometry.local_committed = s->local_committed.get();
   space_instance.store(s.release(), std::memory_order_release);
 }
 
@@ -122,7 +126,7 @@ std::string space_report() {
   for (int t = 0; t < s->threads; ++t) {
     const segment_account& a = s->account(t);
     const std::size_t alloc = a.total();
-    const std::size_t commit = sym + a.local_committed.load();
+    const std::size_t commit = sym + s->local_committed[static_cast<std::size_t>(t)].load();
     total_alloc += alloc;
     total_commit += commit;
     const int node = s->nodes[static_cast<std::size_t>(t)];
@@ -167,11 +171,13 @@ void* space_local_carve(int thread, std::size_t size, std::size_t alignment) noe
       round_up(a.local_top.load(std::memory_order_relaxed), std::max<std::size_t>(alignment, 1));
   if (start + size > s->local_size() || start + size < start) return nullptr;
   char* region = s->segment(thread) + s->symmetric_size();
-  const std::size_t committed = a.local_committed.load(std::memory_order_relaxed);
+  std::atomic<std::size_t>& local_committed = s->local_committed[static_cast<std::size_t>(thread)];
+  const std::size_t committed = local_committed.load(std::memory_order_relaxed);
   if (start + size > committed) {
     const std::size_t want = std::min(round_up(start + size, commit_step), s->local_size());
     if (os_make_accessible(region + committed, want - committed) != 0) return nullptr;
-    a.local_committed.store(want, std::memory_order_relaxed);
+    // Release: a bulk check that sees an allocation's pointer sees its pages committed.
+    local_committed.store(want, std::memory_order_release);
   }
   a.local_top.store(start + size, std::memory_order_relaxed);
   return region + start;

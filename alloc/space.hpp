@@ -5,7 +5,8 @@
 //   [0, segment_size / 2)             symmetric region (same offsets in every segment)
 //   [segment_size / 2, segment_size)  local region (extents for thread t's jemalloc arena)
 // The whole reservation starts PROT_NONE; regions are made read-write in 2 MiB steps as they
-// grow, so a stray access beyond what was ever allocated faults.
+// grow, so a stray access beyond what was ever allocated faults; the bulk copies check their
+// ranges against the committed sizes first (geometry.hpp) and report such a range as misuse.
 #pragma once
 
 #include <atomic>
@@ -34,8 +35,7 @@ struct alignas(64) segment_account {
            local_by_owner.load(std::memory_order_relaxed) -
            local_freed_by_others.load(std::memory_order_relaxed);
   }
-  std::atomic<std::size_t> local_committed{0};  // bytes of the local region made read-write
-  std::atomic<std::size_t> local_top{0};        // next free byte of the local region (offset)
+  std::atomic<std::size_t> local_top{0};  // next free byte of the local region (offset)
 };
 
 struct space {
@@ -48,6 +48,8 @@ struct space {
   char* mapping = nullptr;   // what mmap returned, for munmap
   std::vector<int> nodes;    // NUMA node each segment is bound to, -1 if not bound
   std::unique_ptr<segment_account[]> accounts;
+  // Bytes of each thread's local region made read-write (geometry.local_committed points here).
+  std::unique_ptr<std::atomic<std::size_t>[]> local_committed;
   std::atomic<std::size_t> symmetric_committed{0};  // per segment, same in all
   std::unique_ptr<symmetric_heap> heap;             // offsets of the symmetric region
 

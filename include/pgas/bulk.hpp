@@ -9,14 +9,16 @@
 // Contract.
 //   * Collective: no.
 //   * Errors (pgas/error.hpp): for n != 0, in every build, a null pointer-to-shared, a thread not
-//     below THREADS, a range that runs past the end of its thread's shared segment, a null private
-//     pointer, or a source and destination that overlap (UPC leaves that undefined) is misuse:
-//     an exact self-copy (dst == src: a thread's own block in an all-to-all loop) is a no-op,
-//     as in every UPC runtime, and inside a job the job ends naming the thread, the function, the
-//     side that is wrong and the call site (a few compares next to the copy). With bounds checking
-//     (config::bounds_check) the range must also lie inside one live shared allocation; without it,
-//     a range that ends past its allocation but inside the segment is not seen. Writing through a
-//     pointer-to-const does not compile.
+//     below THREADS, a range that runs past the end of its thread's shared segment or into a part
+//     of it that no allocation of that thread ever reached (not mapped: a segment's last pages
+//     until its owner's local allocations fill it), a null private pointer, or a source and
+//     destination that overlap (UPC leaves that undefined) is misuse: an exact self-copy (dst ==
+//     src: a thread's own block in an all-to-all loop) is a no-op, as in every UPC runtime, and
+//     inside a job the job ends naming the thread, the function, the side that is wrong and the
+//     call site (a few compares next to the copy). With bounds checking (config::bounds_check) the
+//     range must also lie inside one live shared allocation; without it, a range that ends past its
+//     allocation but inside the segment is not seen. Writing through a pointer-to-const does not
+//     compile.
 //   * Outside a job there is no shared memory: any n != 0 throws pgas::usage_error, and no
 //     pointer-to-shared but the null one can be made there.
 //   * Memory ordering: relaxed, like UPC's (the copy is plain loads and stores); order it

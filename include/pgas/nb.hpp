@@ -43,11 +43,11 @@
 //     never complete implicit ones, and synci() never completes explicit ones.
 //   * Arguments, checked on every call (misuse, naming the function and the call site): n != 0
 //     with a null private pointer or the null pointer-to-shared; a shared range that runs past
-//     the end of its thread's segment; source and destination ranges that overlap (UPC's
-//     restrict; an exact self-copy, dst == src, is a no-op and returns the complete handle); a call
-//     from a thread that is not one of the job's UPC threads. Checked builds (config::bounds_check)
-//     also require the shared range to lie in one live allocation (as pgas/bulk.hpp). n == 0 does
-//     nothing and returns the complete handle.
+//     the end of its thread's segment or into a part of it no allocation ever reached; source and
+//     destination ranges that overlap (UPC's restrict; an exact self-copy, dst == src, is a no-op
+//     and returns the complete handle); a call from a thread that is not one of the job's UPC
+//     threads. Checked builds (config::bounds_check) also require the shared range to lie in one
+//     live allocation (as pgas/bulk.hpp). n == 0 does nothing and returns the complete handle.
 //   * At the end of the job every transfer still under way is completed before the shared
 //     space goes. Implicit transfers never synchronized are completed silently (the spec does
 //     not require synci()). Explicit handles never completed (kept alive past the job, in

@@ -24,10 +24,23 @@ void bulk_range_misuse(sptr<const void> p, std::size_t n, const char* what,
                        what, p.thread(), geometry.threads),
            where);
   }
-  misuse(fmt::format("{}: {} byte{} from address {:#x} of thread {} run{} past the end of its "
-                     "segment (address {:#x})",
-                     what, n, n == 1 ? "" : "s", p.addrfield(), p.thread(), n == 1 ? "s" : "",
-                     geometry.segment),
+  if (n > geometry.segment || p.addrfield() > geometry.segment - n) {
+    misuse(fmt::format("{}: {} byte{} from address {:#x} of thread {} run{} past the end of its "
+                       "segment (address {:#x})",
+                       what, n, n == 1 ? "" : "s", p.addrfield(), p.thread(), n == 1 ? "s" : "",
+                       geometry.segment),
+           where);
+  }
+  // Inside the segment, but not in its mapped part (geometry.hpp): memory no allocation of
+  // that thread ever reached, which the copy would fault on.
+  const std::uint64_t half = geometry.segment / 2;
+  misuse(fmt::format("{}: {} byte{} from address {:#x} of thread {} are not inside any shared "
+                     "allocation (thread {}'s segment has held allocations only in [0, {:#x}) "
+                     "and [{:#x}, {:#x}); the rest of it is not mapped)",
+                     what, n, n == 1 ? "" : "s", p.addrfield(), p.thread(), p.thread(),
+                     geometry.symmetric_committed->load(std::memory_order_relaxed), half,
+                     half + geometry.local_committed[static_cast<std::size_t>(p.thread())].load(
+                                std::memory_order_relaxed)),
          where);
 }
 

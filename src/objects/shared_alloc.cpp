@@ -330,7 +330,7 @@ memory_usage memory_usage_of(int thread) noexcept {
   const detail::segment_account& a = s->account(thread);
   return {a.total(),
           s->symmetric_committed.load(std::memory_order_relaxed) +
-              a.local_committed.load(std::memory_order_relaxed),
+              s->local_committed[static_cast<std::size_t>(thread)].load(std::memory_order_relaxed),
           s->limit};
 }
 

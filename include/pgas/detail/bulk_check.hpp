@@ -33,20 +33,33 @@ struct bulk_names {
                                                           const std::source_location& where);
 
 // Every build: n != 0 bytes at p must not start at the null pointer-to-shared (whose address
-// is thread 0's first byte), p's thread must be below THREADS, and the range must end inside
-// that thread's segment: a few compares beside a copy, which cannot see the end of an
-// allocation inside the segment. Checked builds: the range must lie inside one live
+// is thread 0's first byte), p's thread must be below THREADS, and the range must lie in the
+// mapped part of that thread's segment (geometry.hpp: the committed bytes of its symmetric
+// and local regions, which hold every allocation; the rest of the segment, its last pages
+// included, faults): a few loads and compares beside a copy, which cannot see the end of an
+// allocation inside the mapped part. Checked builds: the range must lie inside one live
 // allocation.
 inline void check_bulk(sptr<const void> p, std::size_t n, const char* what,
                        const std::source_location& where) {
   if (n == 0) return;
   const std::uint64_t segment = geometry.segment;
   const std::uint64_t offset = p.word() & offset_mask;
-  if (offset == 0 || offset >= geometry.span || n > segment || p.addrfield() > segment - n)
-      [[unlikely]] {
+  const std::uint64_t addr = p.addrfield();
+  if (offset == 0 || offset >= geometry.span || n > segment || addr > segment - n) [[unlikely]] {
     bulk_range_misuse(p, n, what, where);
   }
-  if constexpr (config::bounds_check) check_shared_range(p.word() & offset_mask, n, what, &where);
+  if constexpr (config::bounds_check) {
+    check_shared_range(offset, n, what, &where);
+  } else {
+    const std::uint64_t end = addr + n;
+    const std::uint64_t half = segment / 2;
+    const std::size_t symmetric = geometry.symmetric_committed->load(std::memory_order_acquire);
+    if (end > symmetric && ((addr < half && symmetric != half) ||
+                            end - half > geometry.local_committed[offset >> geometry.shift].load(
+                                             std::memory_order_acquire))) [[unlikely]] {
+      bulk_range_misuse(p, n, what, where);
+    }
+  }
 }
 
 // Every build: the private side of a transfer of n != 0 bytes is not null.

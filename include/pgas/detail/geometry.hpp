@@ -4,6 +4,7 @@
 // after they are joined, so plain loads are race-free (thread creation orders them).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <source_location>
@@ -26,6 +27,12 @@ struct shared_geometry {
   // Divides by THREADS: a multiply and shift, or just a shift for a power of two (libdivide
   // tells the cases apart itself).
   libdivide::divider<std::uint64_t> threads_div;
+  // The parts of each segment that are mapped (read-write), for the bulk copies' every-build
+  // check (pgas/detail/bulk_check.hpp): the first *symmetric_committed bytes of every segment,
+  // and local_committed[t] bytes of thread t's local region from segment / 2. They only grow,
+  // with release stores made before the allocation that needed them returns.
+  const std::atomic<std::size_t>* symmetric_committed = nullptr;
+  const std::atomic<std::size_t>* local_committed = nullptr;  // THREADS entries
 };
 
 /// The running job's geometry (all zero outside a job).

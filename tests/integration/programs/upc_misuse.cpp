@@ -7,9 +7,10 @@
 // reduce_mismatch (thread 1 passes upc_all_reduceI another element count; the report names
 // upc_all_reduceI, as the program spells it), unlock_unheld (thread 1 calls upc_unlock on a
 // lock no thread holds), nb_null (thread 1 starts upc_memget_nb from the null
-// pointer-to-shared), memput_null, memget_past_segment, memget_null_private and memcpy_overlap
-// (thread 1's blocking upc_memput to the null pointer-to-shared, upc_memget of bytes past the
-// end of thread 0's segment or into a null pointer, upc_memcpy between overlapping ranges:
+// pointer-to-shared), memput_null, memget_past_segment, memget_segment_tail,
+// memget_null_private and memcpy_overlap (thread 1's blocking upc_memput to the null
+// pointer-to-shared, upc_memget of bytes past the end of thread 0's segment, of its last bytes
+// that no allocation reached, or into a null pointer, upc_memcpy between overlapping ranges:
 // caught in every build), notify_collective (a UPC collective between upc_notify and upc_wait),
 // notify_barrier (thread 1's upc_barrier there), wait_id (thread 1's upc_wait(2) after
 // upc_notify(1)), mixed_wait (pgas::wait(2) after upc_notify(1)), all_lock_free_held
@@ -120,6 +121,13 @@ int main(int argc, char** argv) {
         char buffer[64];
         const auto end = pgas::sptr<const char, 0>::from_parts(0, pgas::segment_size() - 8);
         upc_memget(buffer, end, sizeof buffer);  // @upc:memget_past_segment
+      }
+    } else if (mode == "memget_segment_tail") {
+      if (MYTHREAD == 1) {
+        // The last 64 bytes of thread 0's segment, which no allocation reached: not mapped.
+        char buffer[64];
+        const auto tail = pgas::sptr<const char, 0>::from_parts(0, pgas::segment_size() - 64);
+        upc_memget(buffer, tail, sizeof buffer);  // @upc:memget_segment_tail
       }
     } else if (mode == "memget_null_private") {
       if (MYTHREAD == 1) {

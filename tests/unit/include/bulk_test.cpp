@@ -219,3 +219,56 @@ TEST_CASE("outside a job a bulk call of n != 0 bytes throws usage_error in every
   CHECK_NOTHROW(pgas::memget(&x, sptr<const int>(null), 0));
   CHECK(x == 5);
 }
+
+TEST_CASE("the last bytes of a thread's segment copy like any others once allocated", "[bulk]") {
+  failures f;
+  pgas::run(test_job(2), 0, nullptr, [&] {
+    const int me = pgas::mythread();
+    // Thread 1 fills its local region, the end of its segment, with local allocations (they
+    // commit address space only: nothing is touched), largest first.
+    std::vector<void*> blocks;
+    char* last = nullptr;
+    std::size_t last_size = 0;
+    std::size_t last_end = 0;
+    if (me == 1) {
+      for (std::size_t size = std::size_t{1} << 36; size >= 64; size /= 2) {
+        for (;;) {
+          void* got = nullptr;
+          try {
+            got = pgas::local_alloc(size);
+          } catch (const pgas::bad_shared_alloc&) {
+          }
+          if (got == nullptr) break;
+          blocks.push_back(got);
+          const std::size_t end = pgas::sptr_from(static_cast<char*>(got)).addrfield() + size;
+          if (end > last_end) {
+            last_end = end;
+            last = static_cast<char*>(got);
+            last_size = size;
+          }
+        }
+      }
+      EXPECT(f, last_end == pgas::detail::geometry.segment,
+             "the highest block ends at " << last_end);
+    }
+    pgas::barrier();
+    if (me == 1 && last_end == pgas::detail::geometry.segment) {
+      // The last n bytes of the segment, through every bulk call, blocking or not.
+      const std::size_t n = std::min<std::size_t>(last_size, 64);
+      const auto tail = pgas::sptr_from(last + last_size - n);
+      std::vector<char> buf(n, 'x');
+      pgas::memput(tail, buf.data(), n);
+      upc_memset(tail, 'y', n);
+      upc_memget(buf.data(), tail, n);
+      EXPECT(f, buf == std::vector<char>(n, 'y'), "");
+      pgas::sync(pgas::memget_nb(buf.data(), tail, n));
+      pgas::sync(pgas::memset_nb(tail, 'z', n));
+      pgas::memcpy(pgas::sptr_from(last), tail, n);
+      EXPECT(f, last[0] == 'z', "");
+    }
+    pgas::barrier();
+    for (void* b : blocks)
+      pgas::free(b);
+  });
+  check_no_failures(f);
+}

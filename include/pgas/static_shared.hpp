@@ -27,7 +27,8 @@
 // several jobs (pgas::run called again, with another THREADS) gets fresh, zeroed objects in
 // each. Arrays take exactly pgas::shared_array's constructor arguments and become one
 // (pgas/shared_array.hpp: layouts, elements zero-initialised, automatic tables); a scalar is a
-// one-element array with affinity to thread 0; a lock is pgas::all_lock_alloc()'s, freed with
+// one-element array with affinity to thread 0, which then holds its initialiser (`= v`, set
+// by thread 0 before a barrier); a lock is pgas::all_lock_alloc()'s, freed with
 // pgas::all_lock_free(). Elements are shared data (pgas/shared_storable.hpp), so arrays of
 // pointers-to-shared and of lock handles work: `shared int *shared p[THREADS]` is
 // `pgas::static_array<pgas::sptr<int>> p(pgas::per_thread(1));`, its elements null at start.
@@ -76,6 +77,7 @@
 #include <bit>
 #include <concepts>
 #include <cstddef>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -89,6 +91,7 @@
 #include <pgas/lock.hpp>
 #include <pgas/shared_array.hpp>
 #include <pgas/sptr.hpp>
+#include <pgas/sync.hpp>
 
 /// UPC's opaque lock type (<pgas/upc.hpp>); only `upc_lock_t *` is used.
 struct upc_lock_t;
@@ -211,6 +214,9 @@ class static_array_base<T, Rank, Block, std::index_sequence<D...>>
       : handles(kind, where), extents_(std::move(extents)), spec_(std::move(spec)) {}
   ~static_array_base() = default;
 
+  // Called on every thread once its array exists (a scalar's initialiser).
+  virtual void thread_created() {}
+
  private:
   void thread_create() override {
     const int n = threads();
@@ -225,6 +231,7 @@ class static_array_base<T, Rank, Block, std::index_sequence<D...>>
     } else {
       this->mine().emplace(e, this->declared_at());
     }
+    thread_created();
   }
   void thread_destroy() noexcept override { this->mine().reset(); }
 
@@ -278,7 +285,8 @@ class static_array final
 };
 
 /// UPC `shared T x;` at file scope: one T with affinity to thread 0, zero at the start of each
-/// job (see the top of this header). Accesses are relaxed; `x = v` and `*x` are plain stores
+/// job (see the top of this header); `shared T x = v;` is `pgas::static_scalar<T> x = v;`,
+/// which holds v at the start of each job. Accesses are relaxed; `x = v` and `*x` are plain stores
 /// and loads of thread 0's element.
 template <class T>
 class static_scalar final
@@ -288,15 +296,15 @@ class static_scalar final
  public:
   explicit static_scalar(std::source_location where = std::source_location::current())
       : base("pgas::static_scalar", {static_extent(1)}, std::nullopt, where) {}
-  /// UPC's `shared T x = v;` is not taken: the scalar is zero when each job starts. The
-  /// initialiser stops the compile with a hint (`= 0`: drop it; another value: assign it on
-  /// one thread in the body, then a barrier).
+  /// UPC's `shared T x = v;`: the scalar holds v when each job starts (thread 0 stores it
+  /// after the zeroing; a non-zero v costs one more barrier at the start of each job).
   template <class U>
-  requires std::convertible_to<const U&, T> static_scalar(const U&) : static_scalar() {
-    static_assert(detail::hint_only<U>,
-                  "pgas::static_scalar takes no initialiser: it is zero when each job starts "
-                  "(UPC's `shared int x = 0;` is `pgas::static_scalar<int> x;`); for another "
-                  "value write `if (MYTHREAD == 0) x = v;` then `upc_barrier;` in the body");
+  requires std::convertible_to<const U&, T> static_scalar(
+      const U& v, std::source_location where = std::source_location::current())
+      : static_scalar(where) {
+    init_ = static_cast<T>(v);
+    const T zero{};
+    has_init_ = std::memcmp(&init_, &zero, sizeof(T)) != 0;
   }
   /// Not copyable (it names one object of the job); a copy, as by passing the scalar to
   /// printf's `...`, stops the compile with a hint: pass the value, `*x`.
@@ -373,6 +381,15 @@ class static_scalar final
 
  private:
   T* address() const { return base::get().address(0); }
+
+  void thread_created() override {
+    if (!has_init_) return;
+    if (mythread() == 0) *address() = init_;
+    barrier(base::declared_at());  // no thread reads or writes it before the store
+  }
+
+  T init_{};
+  bool has_init_ = false;  // an initialiser other than zero's bytes
 };
 
 /// A lock allocated collectively when each job starts — UPC's `upc_lock_t *lk;` assigned

@@ -67,6 +67,9 @@ pgas::static_array<int> braced_dynamic({9}, pgas::block_spec::cyclic(2));
 pgas::static_scalar<double> sum_of_parts;
 pgas::static_array<double, 1, 1> parts(pgas::per_thread(1));
 pgas::static_lock lk;
+// shared int answer = 42; shared double none = 0.0; (UPC's initialised shared scalars)
+pgas::static_scalar<int> answer = 42;
+pgas::static_scalar<double> none = 0.0;
 
 // shared int *shared ring[THREADS]; shared int ring_data[THREADS];
 pgas::static_array<pgas::sptr<int>, 1, 1> ring(pgas::per_thread(1));
@@ -234,6 +237,22 @@ TEST_CASE("static shared objects are created for each job with its THREADS, zero
       CHECK(seen.at_destroy[t].load() == 0);
     }
     CHECK(held.load() >= static_bytes(n));
+  }
+}
+
+TEST_CASE("an initialised static scalar holds its value at the start of every job", "[static]") {
+  for (int n : {1, 3, 2}) {
+    failures f;
+    REQUIRE(pgas::run(test_job(n), 0, nullptr, [&] {
+              EXPECT(f, *answer == 42, *answer);
+              EXPECT(f, *none == 0.0, *none);
+              pgas::barrier();
+              if (pgas::mythread() == 0) answer = 7;  // the next job starts at 42 again
+              pgas::barrier();
+              EXPECT(f, *answer == 7, *answer);
+            }) == 0);
+    INFO("threads " << n);
+    check_no_failures(f);
   }
 }
 

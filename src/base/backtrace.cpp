@@ -31,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include <pgas/detail/identity.hpp>
 
@@ -411,6 +412,13 @@ void backtraces_of_threads(const std::vector<int>& tids, std::uint64_t timeout_n
   out.assign(tids.size(), thread_backtrace{});
   if (tids.empty()) return;
   std::lock_guard<std::mutex> hold(capture_mutex);
+  // Many more threads than processors: each at the asker's priority left it a thousandth of a
+  // processor to ask the others (1000 spinning threads on 2 cores: 20 s), so all run in the
+  // background before any is asked. Fewer keep their priority until they answer, so that other
+  // processes' work cannot keep them from answering.
+  const std::size_t processors = std::max(1U, std::thread::hardware_concurrency());
+  for (std::size_t i = 0; quiet && tids.size() > 64 * processors && i < tids.size(); ++i)
+    (void)os_thread_background(tids[i]);
   auto batch = std::make_unique<capture_batch>(tids.size());
   for (std::size_t i = 0; i < tids.size(); ++i)
     batch->slots[i].tid = tids[i];

@@ -74,8 +74,9 @@ struct thread_backtrace {
 /// naming the frames follows (each distinct address once).
 /// out[i] is tids[i]'s. With `quiet`, for a report after which the process ends, each thread
 /// runs only when nothing else wants a processor (os_thread_background) from its answer on, or
-/// from the end of the wait when it did not answer: threads that spin (a thousand on a few
-/// cores) then neither delay the asking of the others nor starve the naming of the frames.
+/// from the end of the wait when it did not answer, and from before it is asked when there are
+/// more than 64 threads per processor: threads that spin (a thousand on a few cores) then
+/// neither delay the asking of the others nor starve the naming of the frames.
 /// Otherwise as backtrace_of_thread (which asks a batch of one); a tid must not be the
 /// caller's, nor appear twice.
 void backtraces_of_threads(const std::vector<int>& tids, std::uint64_t timeout_ns,

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +21,8 @@
 #include <memory>
 #include <set>
 #include <utility>
+
+#include <fmt/format.h>
 
 namespace pgas::tools {
 
@@ -126,23 +129,48 @@ void collect_variables(Dwarf_Die* die, const std::string& comp_dir,
   } while (dwarf_siblingof(&child, &child) == 0);
 }
 
-// The declarations of all compilation units, by address; empty without DWARF.
+// The declarations of all compilation units, by address; empty without DWARF. A unit built
+// with -gsplit-dwarf is a skeleton whose variables live in its .dwo file (libdw looks for it
+// beside the compilation directory it records): read from there, or, when that file cannot be
+// found, an elf_error naming it (without it the program's globals would look undeclared).
 std::map<Dwarf_Addr, declaration> read_declarations(Elf* elf, bool& has_debug_info) {
   std::map<Dwarf_Addr, declaration> out;
   std::unique_ptr<Dwarf, dwarf_closer> dw(dwarf_begin_elf(elf, DWARF_C_READ, nullptr));
   has_debug_info = dw != nullptr;
   if (!dw) return out;
-  Dwarf_Off offset = 0;
-  Dwarf_Off next = 0;
-  std::size_t header_size = 0;
-  while (dwarf_nextcu(dw.get(), offset, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
-    Dwarf_Die cu;
-    if (dwarf_offdie(dw.get(), offset + header_size, &cu) != nullptr) {
-      Dwarf_Attribute attr;
-      const char* dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
-      collect_variables(&cu, dir != nullptr ? dir : "", out);
+  Dwarf_CU* cu = nullptr;
+  Dwarf_CU* next = nullptr;
+  Dwarf_Half version = 0;
+  std::uint8_t unit_type = 0;
+  Dwarf_Die cudie;
+  Dwarf_Die subdie;
+  while (dwarf_get_units(dw.get(), cu, &next, &version, &unit_type, &cudie, &subdie) == 0) {
+    cu = next;
+    Dwarf_Attribute attr;
+    const char* dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
+    if (unit_type == DW_UT_skeleton) {
+      if (dwarf_tag(&subdie) != DW_TAG_compile_unit) {
+        const char* dwo = dwarf_formstring(dwarf_attr(&cudie, DW_AT_dwo_name, &attr));
+        throw elf_error(fmt::format(
+            "built with -gsplit-dwarf, and the debug information of {} is in {}, which was not "
+            "found{}: keep the .dwo files where the build left them, or build with plain -g",
+            dwarf_diename(&cudie) != nullptr ? dwarf_diename(&cudie) : "a compilation unit",
+            dwo != nullptr ? dwo : "a .dwo file",
+            dir != nullptr ? fmt::format(" (looked for in {})", dir) : std::string()));
+      }
+      // The split unit's file names must be read before dwarf_decl_file asks for them (libdw
+      // asserts otherwise); a unit whose line table cannot be read gives no file names.
+      Dwarf_Files* files = nullptr;
+      std::size_t nfiles = 0;
+      if (dwarf_getsrcfiles(&subdie, &files, &nfiles) != 0) {
+        throw elf_error(fmt::format(
+            "cannot read the file names of the split unit {}: {}",
+            dwarf_diename(&subdie) != nullptr ? dwarf_diename(&subdie) : "?", dwarf_errmsg(-1)));
+      }
+      collect_variables(&subdie, dir != nullptr ? dir : "", out);
+    } else {
+      collect_variables(&cudie, dir != nullptr ? dir : "", out);
     }
-    offset = next;
   }
   return out;
 }
@@ -240,6 +268,34 @@ elf_data elf_data_symbols(const std::string& path) {
   if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN) {
     throw elf_error("not an executable or shared library (link it first)");
   }
+  // The tables the headers describe must lie inside the file: a truncated copy keeps its
+  // header but loses the section table at its end, and libelf then shows no sections at all.
+  const auto file_size = static_cast<std::uint64_t>(st.st_size);
+  std::size_t shnum = 0;
+  if (elf_getshdrnum(elf.get(), &shnum) != 0) {
+    throw elf_error("bad section table: " + elf_message());
+  }
+  const auto table_end = [](std::uint64_t offset, std::uint64_t count, std::uint64_t size) {
+    return count == 0 ? 0 : offset + count * size;
+  };
+  if (const std::uint64_t end =
+          table_end(ehdr.e_shoff, std::max<std::uint64_t>(shnum, ehdr.e_shnum), ehdr.e_shentsize);
+      end > file_size || ehdr.e_shoff > file_size) {
+    throw elf_error(
+        fmt::format("truncated or corrupt: the section table ends at byte {}, past "
+                    "the end of the file ({} bytes)",
+                    end, file_size));
+  }
+  if (ehdr.e_shoff == 0 || shnum == 0) {
+    throw elf_error("no section table: its objects cannot be told apart");
+  }
+  if (const std::uint64_t end = table_end(ehdr.e_phoff, ehdr.e_phnum, ehdr.e_phentsize);
+      end > file_size || ehdr.e_phoff > file_size) {
+    throw elf_error(
+        fmt::format("truncated or corrupt: the program headers end at byte {}, past "
+                    "the end of the file ({} bytes)",
+                    end, file_size));
+  }
   std::size_t shstrndx = 0;
   if (elf_getshdrstrndx(elf.get(), &shstrndx) != 0) {
     throw elf_error("bad section table: " + elf_message());
@@ -262,13 +318,24 @@ elf_data elf_data_symbols(const std::string& path) {
     return false;
   };
 
-  // Which sections hold writable data, by index, with their names.
+  // Which sections hold writable data, by index, with their names. A section whose header
+  // cannot be read or whose bytes lie past the end of the file (a truncated copy, a corrupt
+  // header) refuses the file: what it would hide cannot be told from what is not there.
   std::map<std::size_t, std::string> writable;
   for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn != nullptr;
        scn = elf_nextscn(elf.get(), scn)) {
     GElf_Shdr h;
-    if (gelf_getshdr(scn, &h) == nullptr) continue;
+    if (gelf_getshdr(scn, &h) == nullptr) {
+      throw elf_error(fmt::format("bad header of section {}: {}", elf_ndxscn(scn), elf_message()));
+    }
     const char* name = elf_strptr(elf.get(), shstrndx, h.sh_name);
+    if (h.sh_type != SHT_NOBITS &&
+        (h.sh_offset > file_size || h.sh_size > file_size - h.sh_offset)) {
+      throw elf_error(fmt::format(
+          "truncated or corrupt: section {} ({}) ends at byte {}, past the end of the file ({} "
+          "bytes)",
+          elf_ndxscn(scn), name != nullptr ? name : "unnamed", h.sh_offset + h.sh_size, file_size));
+    }
     const std::string section = name != nullptr ? name : "";
     const bool data_type = h.sh_type == SHT_PROGBITS || h.sh_type == SHT_NOBITS;
     const bool flags = (h.sh_flags & SHF_ALLOC) != 0 && (h.sh_flags & SHF_WRITE) != 0 &&
@@ -286,13 +353,24 @@ elf_data elf_data_symbols(const std::string& path) {
   Elf_Scn* symtab = symbol_table(elf.get(), symtab_header, out.stripped);
   if (symtab == nullptr) return out;
   Elf_Data* data = elf_getdata(symtab, nullptr);
-  if (data == nullptr || symtab_header.sh_entsize == 0) return out;
+  if (data == nullptr || symtab_header.sh_entsize == 0) {
+    throw elf_error("cannot read the symbol table: " +
+                    (data == nullptr ? elf_message() : std::string("its entry size is 0")));
+  }
   const std::size_t count = symtab_header.sh_size / symtab_header.sh_entsize;
   std::string object_file;
   for (std::size_t i = 0; i < count; ++i) {
     GElf_Sym sym;
-    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
+    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) {
+      throw elf_error(fmt::format("cannot read symbol {}: {}", i, elf_message()));
+    }
     const char* raw = elf_strptr(elf.get(), symtab_header.sh_link, sym.st_name);
+    if (raw == nullptr && sym.st_name != 0) {
+      throw elf_error(
+          fmt::format("corrupt symbol table: symbol {}'s name lies outside its string "
+                      "table",
+                      i));
+    }
     const std::string name = raw != nullptr ? raw : "";
     const int type = GELF_ST_TYPE(sym.st_info);
     const bool local = GELF_ST_BIND(sym.st_info) == STB_LOCAL;

@@ -78,6 +78,9 @@ global_owner owner_of(const data_symbol& s) {
   // _ZTV/_ZTI/_ZTS vtables and typeinfo, _ZTH/_ZTW thread-local init functions.
   if (s.name.starts_with("_ZG") || s.name.starts_with("_ZT")) return global_owner::abi_helper;
   const std::string name = demangle(s.name);
+  // A mangled name the demangler does not take (a newer ABI's, a corrupt one) is still a C++
+  // object of the program: listed as it is, never mistaken for a reserved name (_Z…).
+  if (name == s.name && name.starts_with("_Z")) return global_owner::program;
   const auto parts = components(name);
   const std::string_view first = identifier(parts.front());
   if (first == "std" || first == "__gnu_cxx" || first == "__cxxabiv1" || first == "pgas" ||

@@ -10,6 +10,8 @@
 #include <map>
 #include <string>
 
+#include <unistd.h>
+
 #include "elf_data.hpp"
 
 using pgas::tools::data_symbol;
@@ -108,6 +110,35 @@ TEST_CASE("without debug information, objects have no declaration", "[tools][elf
   CHECK(symbols.at("counter").decl_line == 0);
   CHECK(symbols.at("counter").type.empty());
   CHECK_FALSE(symbols.contains("per_thread_seed"));
+}
+
+TEST_CASE("with split DWARF, declarations come from the .dwo files", "[tools][elf]") {
+  // -g -gsplit-dwarf: the program holds skeleton units; the variables are in the .dwo files
+  // the build left beside its objects.
+  const auto data = elf_data_symbols(env("GLOBALS_PROG_SPLIT"));
+  CHECK(data.has_debug_info);
+  const auto symbols = by_name(data);
+  REQUIRE(symbols.contains("counter"));
+  CHECK(symbols.at("counter").decl_file.ends_with("globals_prog.cpp"));
+  CHECK(symbols.at("counter").decl_line == 22);
+  CHECK(symbols.at("counter").type == "int");
+}
+
+TEST_CASE("a truncated or corrupt program is refused, never read as having no globals",
+          "[tools][elf]") {
+  namespace fs = std::filesystem;
+  const std::string whole = env("GLOBALS_PROG_DEBUG");
+  const fs::path cut = fs::temp_directory_path() / ("pgas_elf_cut_" + std::to_string(::getpid()));
+  for (const double keep : {0.25, 0.5, 0.9}) {
+    fs::copy_file(whole, cut, fs::copy_options::overwrite_existing);
+    fs::resize_file(cut,
+                    static_cast<std::uintmax_t>(static_cast<double>(fs::file_size(whole)) * keep));
+    INFO("kept " << keep << " of the file");
+    const std::string e = error_of(cut.string());
+    CHECK(e.starts_with("truncated or corrupt: "));
+    CHECK(e.find("past the end of the file (") != std::string::npos);
+  }
+  fs::remove(cut);
 }
 
 TEST_CASE("files that are not programs are refused with one line", "[tools][elf]") {

@@ -49,6 +49,10 @@ TEST_CASE("the program's own objects are listed", "[tools][globals]") {
   local.local = true;
   local.object_file = "globals_prog.cpp";
   CHECK(owner_of(local) == global_owner::program);
+  // A mangled name the demangler does not take is listed as it is, not taken for a name
+  // reserved to the implementation (_Z… starts with an underscore and a capital).
+  CHECK(owner_of(object("_Znot_a_name")) == global_owner::program);
+  CHECK(owner_of(object("_ZN3app5tableE_corrupt")) == global_owner::program);
   // A user type whose name merely contains "static_", or in another namespace.
   data_symbol typed = object("holder");
   typed.type = "app::static_table";

@@ -85,6 +85,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <pgas/detail/forall_affinity.hpp>  // detail::is_sptr
 #include <pgas/detail/identity.hpp>
 #include <pgas/detail/static_registry.hpp>
 #include <pgas/layout.hpp>
@@ -330,6 +331,18 @@ class static_scalar final
     return *this;
   }
   operator T() const { return load(); }
+  /// A shared pointer-to-shared (UPC's `shared void *shared p`, a static_scalar<sptr<T>>) read
+  /// as UPC reads it: `if (p)`, `!p`, and passed where its pointer converts (upc_free(p) takes
+  /// a sptr<const void>). Relaxed loads; pgas::strict(p) gives the same strictly.
+  explicit operator bool() const requires requires(const T& t) { static_cast<bool>(t); }
+  { return static_cast<bool>(load()); }
+  bool operator!() const requires requires(const T& t) { static_cast<bool>(t); }
+  { return !static_cast<bool>(load()); }
+  template <class U>
+  requires(detail::is_sptr<T>::value && !std::same_as<U, T> && std::convertible_to<T, U>)
+  operator U() const {
+    return load();
+  }
   /// UPC's compound assignments and increments on the shared scalar (`x += v`, `++x`, `x--`):
   /// relaxed read-modify-writes of thread 0's element, not atomic (use a lock or
   /// pgas/atomic.hpp when threads update it together).

@@ -3,6 +3,7 @@
 // elfutils. Entry point: elf_data_symbols().
 
 #include "elf_data.hpp"
+#include "static_ctor_scan.hpp"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -359,6 +360,7 @@ elf_data elf_data_symbols(const std::string& path) {
   }
   const std::size_t count = symtab_header.sh_size / symtab_header.sh_entsize;
   std::string object_file;
+  std::vector<std::uint64_t> addresses;  // of out.symbols
   for (std::size_t i = 0; i < count; ++i) {
     GElf_Sym sym;
     if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) {
@@ -395,7 +397,12 @@ elf_data elf_data_symbols(const std::string& path) {
       s.type = d->second.type;
     }
     out.symbols.push_back(std::move(s));
+    addresses.push_back(sym.st_value);
   }
+  std::set<std::uint64_t> starts(addresses.begin(), addresses.end());
+  const std::set<std::uint64_t> statics = static_object_addresses(elf.get(), ehdr, starts);
+  for (std::size_t i = 0; i < out.symbols.size(); ++i)
+    out.symbols[i].pgas_static = statics.contains(addresses[i]);
   return out;
 }
 

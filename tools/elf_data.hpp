@@ -39,6 +39,9 @@ struct data_symbol {
   std::string decl_file;    ///< DWARF: the declaration's file as recorded, else empty
   unsigned decl_line = 0;   ///< DWARF: its line, 0 when unknown
   std::string type;         ///< DWARF: the type's qualified name, typedefs and cv peeled
+  /// The program's code constructs a pgas static shared object here (tools/static_ctor_scan.hpp):
+  /// known without debug information.
+  bool pgas_static = false;
 };
 
 /// What elf_data_symbols() found: the objects in symbol table order, whether the file has

@@ -86,7 +86,7 @@ global_owner owner_of(const data_symbol& s) {
   if (first == "std" || first == "__gnu_cxx" || first == "__cxxabiv1" || first == "pgas" ||
       reserved(first) || reserved(identifier(parts.back())))
     return global_owner::runtime;
-  if (s.type.starts_with("pgas::static_")) return global_owner::pgas_static;
+  if (s.type.starts_with("pgas::static_") || s.pgas_static) return global_owner::pgas_static;
   return global_owner::program;
 }
 
@@ -135,8 +135,7 @@ std::string report_notes(const globals_found& found) {
   }
   if (!found.has_debug_info) {
     return stripped +
-           "note: no debug information: build with -g to see where each is declared and to leave\n"
-           "      out pgas static shared objects\n";
+           "note: no debug information: build with -g to see where each is declared\n";
   }
   if (found.undeclared == 0) return stripped;
   return stripped + "note: " + std::to_string(found.undeclared) +

@@ -12,8 +12,9 @@
 // crt start-up files' locals; names reserved to the implementation — a component starting with
 // `__` or `_` and a capital — and everything in namespaces std, __gnu_cxx, __cxxabiv1 and pgas);
 // the ABI's helper objects (guard variables, vtables, typeinfo, reference temporaries); empty
-// markers (size 0); and, where DWARF names the type, the program's pgas static shared objects
-// (types pgas::static_*), which are shared data on purpose. Thread-local and read-only objects
+// markers (size 0); and the program's pgas static shared objects (types pgas::static_*), which
+// are shared data on purpose: known by their DWARF type, or without debug information by the
+// program's calls of their constructors (tools/static_ctor_scan.hpp, x86-64). Thread-local and read-only objects
 // never reach this check.
 #pragma once
 

@@ -124,6 +124,24 @@ TEST_CASE("with split DWARF, declarations come from the .dwo files", "[tools][el
   CHECK(symbols.at("counter").type == "int");
 }
 
+TEST_CASE("pgas static shared objects are known without debug information", "[tools][elf]") {
+  // Built with -g0 at -O0 (the objects' own constructors called) and -O2 (inlined into the
+  // library's base constructor, or called with the arguments built in between).
+  for (const char* program : {"STATIC_PROG_O0", "STATIC_PROG_O2"}) {
+    INFO(program);
+    const auto data = elf_data_symbols(env(program));
+    CHECK_FALSE(data.has_debug_info);
+    const auto symbols = by_name(data);
+    for (const char* name : {"hist", "grid", "total", "head"}) {
+      INFO(name);
+      REQUIRE(symbols.contains(name));
+      CHECK(symbols.at(name).pgas_static);
+    }
+    REQUIRE(symbols.contains("plain_counter"));
+    CHECK_FALSE(symbols.at("plain_counter").pgas_static);
+  }
+}
+
 TEST_CASE("a truncated or corrupt program is refused, never read as having no globals",
           "[tools][elf]") {
   namespace fs = std::filesystem;

@@ -156,8 +156,7 @@ TEST_CASE("the report's columns fit the widest entry", "[tools][globals]") {
         "its own\n"
         "hint: make these thread_local (one per thread, as in UPC) or shared data\n"
         "      (<pgas/static_shared.hpp>); keep one only if all threads are meant to share it\n"
-        "note: no debug information: build with -g to see where each is declared and to leave\n"
-        "      out pgas static shared objects\n");
+        "note: no debug information: build with -g to see where each is declared\n");
   found.globals.clear();
   found.has_debug_info = true;
   CHECK(pgas::tools::globals_report(found) ==
@@ -168,6 +167,5 @@ TEST_CASE("the report's columns fit the widest entry", "[tools][globals]") {
         "no writable globals (the C and C++ runtime's own are not counted)\n"
         "note: the program is stripped (no symbol table): only the objects it exports can be\n"
         "      seen; check a build that is not stripped\n"
-        "note: no debug information: build with -g to see where each is declared and to leave\n"
-        "      out pgas static shared objects\n");
+        "note: no debug information: build with -g to see where each is declared\n");
 }

@@ -548,7 +548,7 @@ TEST_CASE("UPC_PTS: atomics on `shared void *shared` with GET, SET and CSWAP", "
     // Every thread's pointer went in once, so the last one in is some thread's element.
     pgas::sptr<void> last = nullptr;
     upc_atomic_strict(d, &last, UPC_GET, head.ptr(0), nullptr, nullptr);
-    bad += last == nullptr || upc_threadof(last) >= (size_t)THREADS;
+    bad += last == nullptr || upc_threadof(last) >= THREADS;
     upc_barrier;
     if (MYTHREAD == 0) upc_atomic_strict(d, nullptr, UPC_SET, head.ptr(0), &mine, nullptr);
     upc_barrier;

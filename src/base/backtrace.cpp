@@ -393,16 +393,20 @@ bool capture(capture_batch& b, std::uint64_t timeout_ns) {
     }
   }
   wait_answers(b, begun, os_now_ns() + timeout_ns / 4);
-  bool reusable = true;
   for (std::size_t i = 0; i < b.size; ++i) {
     capture_slot& slot = b.slots[i];
-    if (slot.error == 0 && slot.state.load(std::memory_order_acquire) != done) {
+    if (slot.error == 0 && slot.state.load(std::memory_order_acquire) != done)
       slot.error = -ETIMEDOUT;
-      reusable = false;
-    }
   }
   published.store(nullptr);
-  return reusable && handlers_inside.load() == 0;
+  // A handler counts itself in before it reads `published`, so once that is null and no
+  // handler is inside, none can touch the batch again, whatever its slots' states. One that has
+  // marked its slot done leaves a moment later: give those still inside a little more time, so
+  // that the batch is freed in the ordinary case (otherwise it is kept, never freed under one).
+  for (const std::uint64_t leave_by = os_now_ns() + timeout_ns / 4;
+       handlers_inside.load() != 0 && os_now_ns() < leave_by;)
+    os_yield();
+  return handlers_inside.load() == 0;
 }
 
 }  // namespace

@@ -129,8 +129,9 @@ TEST_CASE("pgas static shared objects are known without debug information", "[to
   // library's base constructor, or called with the arguments built in between).
   for (const char* program : {"STATIC_PROG_O0", "STATIC_PROG_O2"}) {
     INFO(program);
+    // (A sanitizer build links its runtime's debug information in: has_debug_info may be true,
+    // but these objects have none, so only their code can tell.)
     const auto data = elf_data_symbols(env(program));
-    CHECK_FALSE(data.has_debug_info);
     const auto symbols = by_name(data);
     for (const char* name : {"hist", "grid", "total", "head"}) {
       INFO(name);

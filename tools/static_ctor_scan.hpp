@@ -6,9 +6,14 @@
 // initialisation: its code loads the object's address and calls the constructor, either the
 // object type's own (a pgas::static_array<…> constructor the program instantiated, when not
 // inlined) or, once that is inlined, the library's pgas::detail::static_object constructor
-// through the PLT or the GOT. So an object is one when the nearest address load before such a
-// call (`lea REG, [rip + d]` or `mov edi, imm32`) names exactly its first byte. x86-64 only; on
-// other machines nothing is found and the check falls back to names alone.
+// through the PLT or the GOT. So an object is one when the constructor's first argument (rdi,
+// the object) holds exactly its first byte at such a call: the code before the call, back to
+// the calling function's entry, is read for the load of rdi (`lea rdi, [rip + d]`, `mov edi,
+// imm32`) or its copy from another register, followed to that register's load; a register that
+// survives calls (rbx, rbp, r12-r15) is followed across them, as optimised code loads several
+// objects' addresses into them at once (the nearest address loaded, __dso_handle or the next
+// object, is not the one passed). x86-64 only; on other machines nothing is found and the check
+// falls back to names alone.
 #pragma once
 
 #include <gelf.h>

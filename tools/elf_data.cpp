@@ -105,11 +105,29 @@ bool static_address(Dwarf_Die* var, Dwarf_Addr& address) {
   return false;
 }
 
+// Debug information that libdw cannot read to its end would leave the variables after the
+// damage without declarations, and so unlisted (as if built without -g): the file is refused.
+[[noreturn]] void throw_corrupt_dwarf() {
+  throw elf_error(std::string("corrupt debug information: ") + dwarf_errmsg(-1));
+}
+
+// Whether a variable names its file: DW_AT_decl_file other than 0 (DWARF 4's "no file").
+bool names_a_file(Dwarf_Die* var) {
+  Dwarf_Attribute attr;
+  Dwarf_Word number = 0;
+  return dwarf_formudata(dwarf_attr_integrate(var, DW_AT_decl_file, &attr), &number) == 0 &&
+         number != 0;
+}
+
 // Every variable with a fixed address under `die`, at any depth (namespaces, functions, blocks).
 void collect_variables(Dwarf_Die* die, const std::string& comp_dir,
                        std::map<Dwarf_Addr, declaration>& out) {
   Dwarf_Die child;
-  if (dwarf_child(die, &child) != 0) return;
+  if (const int first = dwarf_child(die, &child); first != 0) {
+    if (first < 0) throw_corrupt_dwarf();
+    return;
+  }
+  int next = 0;
   do {
     if (dwarf_tag(&child) == DW_TAG_variable) {
       Dwarf_Addr address = 0;
@@ -119,6 +137,8 @@ void collect_variables(Dwarf_Die* die, const std::string& comp_dir,
           std::filesystem::path p(file);
           if (p.is_relative() && !comp_dir.empty()) p = std::filesystem::path(comp_dir) / p;
           d.file = p.lexically_normal().string();
+        } else if (names_a_file(&child)) {
+          throw_corrupt_dwarf();  // a file number the unit's line table cannot name
         }
         int line = 0;
         if (dwarf_decl_line(&child, &line) == 0 && line > 0) d.line = static_cast<unsigned>(line);
@@ -127,7 +147,8 @@ void collect_variables(Dwarf_Die* die, const std::string& comp_dir,
       }
     }
     collect_variables(&child, comp_dir, out);
-  } while (dwarf_siblingof(&child, &child) == 0);
+  } while ((next = dwarf_siblingof(&child, &child)) == 0);
+  if (next < 0) throw_corrupt_dwarf();
 }
 
 // The declarations of all compilation units, by address; empty without DWARF. A unit built
@@ -145,7 +166,9 @@ std::map<Dwarf_Addr, declaration> read_declarations(Elf* elf, bool& has_debug_in
   std::uint8_t unit_type = 0;
   Dwarf_Die cudie;
   Dwarf_Die subdie;
-  while (dwarf_get_units(dw.get(), cu, &next, &version, &unit_type, &cudie, &subdie) == 0) {
+  int more = 0;
+  while ((more = dwarf_get_units(dw.get(), cu, &next, &version, &unit_type, &cudie, &subdie)) ==
+         0) {
     cu = next;
     Dwarf_Attribute attr;
     const char* dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
@@ -173,6 +196,7 @@ std::map<Dwarf_Addr, declaration> read_declarations(Elf* elf, bool& has_debug_in
       collect_variables(&cudie, dir != nullptr ? dir : "", out);
     }
   }
+  if (more < 0) throw_corrupt_dwarf();
   return out;
 }
 
@@ -354,9 +378,14 @@ elf_data elf_data_symbols(const std::string& path) {
   Elf_Scn* symtab = symbol_table(elf.get(), symtab_header, out.stripped);
   if (symtab == nullptr) return out;
   Elf_Data* data = elf_getdata(symtab, nullptr);
-  if (data == nullptr || symtab_header.sh_entsize == 0) {
-    throw elf_error("cannot read the symbol table: " +
-                    (data == nullptr ? elf_message() : std::string("its entry size is 0")));
+  if (data == nullptr) throw elf_error("cannot read the symbol table: " + elf_message());
+  // A wrong entry size would make the table look empty or garbled: no objects is not an answer.
+  if (const std::size_t entry = gelf_fsize(elf.get(), ELF_T_SYM, 1, EV_CURRENT);
+      symtab_header.sh_entsize != entry || symtab_header.sh_size % entry != 0) {
+    throw elf_error(fmt::format(
+        "truncated or corrupt: the symbol table has {} bytes of entries of {} bytes (symbols "
+        "are {} bytes)",
+        symtab_header.sh_size, symtab_header.sh_entsize, entry));
   }
   const std::size_t count = symtab_header.sh_size / symtab_header.sh_entsize;
   std::string object_file;

@@ -13,7 +13,10 @@
 // (tools/globals_check.hpp judges).
 //
 // The file is only read, never run or mapped executable. Errors: elf_error, whose message says
-// what is wrong with the file in one line ("no such file", "not an ELF file", …).
+// what is wrong with the file in one line ("no such file", "not an ELF file", …). A file that
+// cannot be read whole is refused, never answered in part: tables or sections past its end, a
+// symbol table whose entries are not symbols, DWARF that libdw cannot read to its end (a unit,
+// a DIE, a variable's file in the line table).
 #pragma once
 
 #include <cstdint>

@@ -6,10 +6,15 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
+#include <string_view>
 
+#include <elf.h>
 #include <unistd.h>
 
 #include "elf_data.hpp"
@@ -31,6 +36,36 @@ std::map<std::string, data_symbol> by_name(const pgas::tools::elf_data& data) {
   for (const data_symbol& s : data.symbols)
     out.emplace(s.name, s);
   return out;
+}
+
+// Writes `program` to `copy` with the header of its section `name` and the file's bytes passed
+// to edit(bytes, header) first (ELF64, as the test programs are).
+template <class Edit>
+void copy_editing_section(const std::string& program, const std::string& copy,
+                          std::string_view name, Edit edit) {
+  std::ifstream in(program, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Elf64_Ehdr eh;
+  REQUIRE(bytes.size() >= sizeof eh);
+  std::memcpy(&eh, bytes.data(), sizeof eh);
+  const auto header_at = [&](unsigned i) { return eh.e_shoff + i * sizeof(Elf64_Shdr); };
+  Elf64_Shdr names;
+  std::memcpy(&names, bytes.data() + header_at(eh.e_shstrndx), sizeof names);
+  bool found = false;
+  for (unsigned i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr h;
+    std::memcpy(&h, bytes.data() + header_at(i), sizeof h);
+    if (name != bytes.c_str() + names.sh_offset + h.sh_name) continue;
+    edit(bytes, h);
+    std::memcpy(bytes.data() + header_at(i), &h, sizeof h);
+    found = true;
+  }
+  REQUIRE(found);
+  std::ofstream(copy, std::ios::binary) << bytes;
+}
+
+void zero_section(std::string& bytes, Elf64_Shdr& h) {
+  std::memset(bytes.data() + h.sh_offset, 0, h.sh_size);
 }
 
 std::string error_of(const std::string& path) {
@@ -164,6 +199,31 @@ TEST_CASE("a truncated or corrupt program is refused, never read as having no gl
     CHECK(e.find("past the end of the file (") != std::string::npos);
   }
   fs::remove(cut);
+}
+
+TEST_CASE("a symbol table or debug information that cannot be read is refused", "[tools][elf]") {
+  // Each of these read as a program without globals (status 0) or hid the globals after the
+  // damage as if built without -g.
+  namespace fs = std::filesystem;
+  const std::string whole = env("GLOBALS_PROG_DEBUG");
+  const std::string copy =
+      (fs::temp_directory_path() / ("pgas_elf_edit_" + std::to_string(::getpid()))).string();
+  SECTION("symbol table entries of the wrong size") {
+    copy_editing_section(whole, copy, ".symtab",
+                         [](std::string&, Elf64_Shdr& h) { h.sh_entsize = 0xa618; });
+    const std::string e = error_of(copy);
+    CHECK(e.starts_with("truncated or corrupt: the symbol table has "));
+    CHECK(e.ends_with(" bytes of entries of 42520 bytes (symbols are 24 bytes)"));
+  }
+  SECTION("no abbreviation for the DIEs") {
+    copy_editing_section(whole, copy, ".debug_abbrev", zero_section);
+    CHECK(error_of(copy).starts_with("corrupt debug information: "));
+  }
+  SECTION("a line table that names no file") {
+    copy_editing_section(whole, copy, ".debug_line", zero_section);
+    CHECK(error_of(copy).starts_with("corrupt debug information: "));
+  }
+  fs::remove(copy);
 }
 
 TEST_CASE("files that are not programs are refused with one line", "[tools][elf]") {

@@ -366,6 +366,14 @@ elf_data elf_data_symbols(const std::string& path) {
     const bool flags = (h.sh_flags & SHF_ALLOC) != 0 && (h.sh_flags & SHF_WRITE) != 0 &&
                        (h.sh_flags & (SHF_TLS | SHF_EXECINSTR)) == 0;
     if (data_type && flags && !section.starts_with(".data.rel.ro")) {
+      // A linker never makes .data or .bss read-only after relocation: a range that covers
+      // them would hide every global in them.
+      if ((section == ".data" || section == ".bss") && in_relro(h.sh_addr)) {
+        throw elf_error(fmt::format(
+            "truncated or corrupt: section {} ({}) lies in the range made read-only after "
+            "relocation (PT_GNU_RELRO)",
+            elf_ndxscn(scn), section));
+      }
       writable.emplace(elf_ndxscn(scn), section);
     }
   }

@@ -16,7 +16,7 @@
 // what is wrong with the file in one line ("no such file", "not an ELF file", …). A file that
 // cannot be read whole is refused, never answered in part: tables or sections past its end, a
 // symbol table whose entries are not symbols, DWARF that libdw cannot read to its end (a unit,
-// a DIE, a variable's file in the line table).
+// a DIE, a variable's file in the line table), a PT_GNU_RELRO range over .data or .bss.
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -58,6 +59,27 @@ void copy_editing_section(const std::string& program, const std::string& copy,
     if (name != bytes.c_str() + names.sh_offset + h.sh_name) continue;
     edit(bytes, h);
     std::memcpy(bytes.data() + header_at(i), &h, sizeof h);
+    found = true;
+  }
+  REQUIRE(found);
+  std::ofstream(copy, std::ios::binary) << bytes;
+}
+
+// Writes `program` to `copy` with its PT_GNU_RELRO program header widened to `size` bytes.
+void copy_widening_relro(const std::string& program, const std::string& copy, std::uint64_t size) {
+  std::ifstream in(program, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Elf64_Ehdr eh;
+  REQUIRE(bytes.size() >= sizeof eh);
+  std::memcpy(&eh, bytes.data(), sizeof eh);
+  bool found = false;
+  for (unsigned i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    const std::size_t at = eh.e_phoff + i * sizeof ph;
+    std::memcpy(&ph, bytes.data() + at, sizeof ph);
+    if (ph.p_type != PT_GNU_RELRO) continue;
+    ph.p_memsz = size;
+    std::memcpy(bytes.data() + at, &ph, sizeof ph);
     found = true;
   }
   REQUIRE(found);
@@ -201,7 +223,8 @@ TEST_CASE("a truncated or corrupt program is refused, never read as having no gl
   fs::remove(cut);
 }
 
-TEST_CASE("a symbol table or debug information that cannot be read is refused", "[tools][elf]") {
+TEST_CASE("a damaged symbol table, debug information or read-only range is refused",
+          "[tools][elf]") {
   // Each of these read as a program without globals (status 0) or hid the globals after the
   // damage as if built without -g.
   namespace fs = std::filesystem;
@@ -222,6 +245,12 @@ TEST_CASE("a symbol table or debug information that cannot be read is refused", 
   SECTION("a line table that names no file") {
     copy_editing_section(whole, copy, ".debug_line", zero_section);
     CHECK(error_of(copy).starts_with("corrupt debug information: "));
+  }
+  SECTION("a range read-only after relocation that covers .data and .bss") {
+    copy_widening_relro(whole, copy, std::uint64_t{1} << 30);
+    const std::string e = error_of(copy);
+    CHECK(e.starts_with("truncated or corrupt: section "));
+    CHECK(e.ends_with(" lies in the range made read-only after relocation (PT_GNU_RELRO)"));
   }
   fs::remove(copy);
 }

@@ -134,8 +134,7 @@ std::string report_notes(const globals_found& found) {
         "      seen; check a build that is not stripped\n";
   }
   if (!found.has_debug_info) {
-    return stripped +
-           "note: no debug information: build with -g to see where each is declared\n";
+    return stripped + "note: no debug information: build with -g to see where each is declared\n";
   }
   if (found.undeclared == 0) return stripped;
   return stripped + "note: " + std::to_string(found.undeclared) +

@@ -14,8 +14,8 @@
 // the ABI's helper objects (guard variables, vtables, typeinfo, reference temporaries); empty
 // markers (size 0); and the program's pgas static shared objects (types pgas::static_*), which
 // are shared data on purpose: known by their DWARF type, or without debug information by the
-// program's calls of their constructors (tools/static_ctor_scan.hpp, x86-64). Thread-local and read-only objects
-// never reach this check.
+// program's calls of their constructors (tools/static_ctor_scan.hpp, x86-64). Thread-local and
+// read-only objects never reach this check.
 #pragma once
 
 #include <cstdint>

@@ -4,11 +4,11 @@
 // must be.
 #include <pgas/pgas.hpp>
 
-pgas::static_array<int> hist({64});                  // shared data: not listed
-pgas::static_array<double, 2> grid({8, 8});          // shared data: not listed
-pgas::static_scalar<long> total;                     // shared data: not listed
-pgas::static_scalar<pgas::sptr<int>> head;           // shared data: not listed
-int plain_counter;                                   // listed
+pgas::static_array<int> hist({64});          // shared data: not listed
+pgas::static_array<double, 2> grid({8, 8});  // shared data: not listed
+pgas::static_scalar<long> total;             // shared data: not listed
+pgas::static_scalar<pgas::sptr<int>> head;   // shared data: not listed
+int plain_counter;                           // listed
 
 int main(int argc, char** argv) {
   return pgas::run(argc, argv, [](int, char**) {

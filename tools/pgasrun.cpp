@@ -29,6 +29,7 @@
 #include "cli.hpp"
 #include "globals_check.hpp"
 #include "src/base/env.hpp"
+#include "src/base/file.hpp"
 
 namespace {
 
@@ -164,6 +165,14 @@ void check_program(const std::string& program) {
 // --check-globals: lists the program's writable globals on stdout without running it. Returns
 // 0 when there are none, exit_globals_found when there are; a file that cannot be read as ELF
 // is a usage error. A name without '/' is looked up in PATH, as the exec would.
+// What --trace without a value stands for, and the file it means: PROGRAM.trace here.
+constexpr std::string_view default_trace = "@program";
+std::string trace_file(const std::string& given, const std::vector<std::string>& command) {
+  if (given != default_trace) return given;
+  if (command.empty()) return "pgas.trace";
+  return std::filesystem::path(command.front()).filename().string() + ".trace";
+}
+
 int check_globals(const std::string& program) {
   bool exists = false;
   std::string path = find_program(program, exists);
@@ -291,6 +300,13 @@ int launch(int argc, char** argv) {
                  "thread is and its backtrace; exit status 124")
       ->type_name("SECONDS")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_flag("--trace{@program}")
+      ->description(
+          "Trace every shared access into FILE (default\n"
+          "PROGRAM.trace in the current directory):\n"
+          "read it with pgas-trace FILE")
+      ->type_name("[=FILE]")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_flag("--dry-run", o.dry_run,
                "Print the placement on stdout and exit\n"
                "without running anything (PROGRAM is then\n"
@@ -327,6 +343,7 @@ int launch(int argc, char** argv) {
     if (opt->count() == 0) continue;
     // A flag sets its boolean variable.
     std::string text = v.kind == pgas::detail::env_kind::boolean ? "1" : opt->as<std::string>();
+    if (v.id == pgas::detail::env_id::trace) text = trace_file(text, command);
     try {
       pgas::detail::env_check(v.id, text, v.pgasrun_option);
     } catch (const std::invalid_argument& e) {
@@ -355,6 +372,14 @@ int launch(int argc, char** argv) {
   }
   if (command.empty()) throw usage_error("no program to run (see pgasrun --help)");
   check_program(command.front());
+  if (const char* trace = std::getenv("PGAS_TRACE"); trace != nullptr && *trace != '\0') {
+    // Found now, not after a long run: the job would not start anyway.
+    try {
+      pgas::detail::check_replaceable(trace);
+    } catch (const std::runtime_error& e) {
+      fail(exit_usage, std::string("--trace: ") + e.what());
+    }
+  }
   if (verbose_opt->count() > 0) {
     std::string line = "pgasrun: " + exported + "exec";
     for (const auto& arg : command)

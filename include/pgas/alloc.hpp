@@ -147,8 +147,10 @@ PGAS_API shared_alloc global_alloc(std::size_t nblocks, std::size_t nbytes,
 
 /// Not collective (UPC `upc_alloc`): `nbytes` in the calling thread's own segment, from its
 /// jemalloc arena (NUMA-local; freed memory is reused). Aligned to alignof(std::max_align_t).
-/// nbytes == 0 returns a unique non-null pointer. Thread-safe.
-PGAS_API void* local_alloc(std::size_t nbytes);
+/// nbytes == 0 returns a unique non-null pointer. Thread-safe. `where` names the allocation in
+/// a trace (pgas/trace.hpp).
+PGAS_API void* local_alloc(std::size_t nbytes,
+                           std::source_location where = std::source_location::current());
 
 /// local_alloc as UPC's upc_alloc returns it: a `shared void *` with affinity to the calling
 /// thread (phase 0), which converts implicitly to any pointer-to-shared with a compile-time
@@ -159,8 +161,9 @@ PGAS_API void* local_alloc(std::size_t nbytes);
 ///   pgas::free(p);
 ///
 /// Same errors and thread safety as local_alloc.
-inline sptr<void> local_alloc_shared(std::size_t nbytes) {
-  return sptr_from(static_cast<char*>(local_alloc(nbytes)));
+inline sptr<void> local_alloc_shared(std::size_t nbytes,
+                                     std::source_location where = std::source_location::current()) {
+  return sptr_from(static_cast<char*>(local_alloc(nbytes, where)));
 }
 
 /// Frees a distributed allocation (UPC `upc_free` on upc_all_alloc/upc_global_alloc memory):

@@ -401,6 +401,7 @@ class atomic_domain {
         T b = T()) const {
     const auto bit = static_cast<std::uint32_t>(op);
     detail::atomic_check(*d_, bit, target, where);
+    detail::atomic_trace(bit, target, sizeof(T), where);
     if constexpr (detail::atomic_pts<T>) {
       return detail::atomic_apply_pts(bit, target, a, b, o);
     } else {

@@ -46,6 +46,8 @@ inline void bulk_get(void* dst, sptr<const void> src, std::size_t n, const bulk_
   check_bulk_private(dst, names.destination, where);
   check_bulk(src, n, names.source, where);
   if (!check_bulk_overlap(dst, src.get(), n, names.call, where)) return;
+  if (trace_on) [[unlikely]]
+    trace_access(trace_kind::bulk, trace_dir::read, src.get(), n, where);
   std::memcpy(dst, src.get(), n);
 }
 inline void bulk_put(sptr<void> dst, const void* src, std::size_t n, const bulk_names& names,
@@ -54,6 +56,8 @@ inline void bulk_put(sptr<void> dst, const void* src, std::size_t n, const bulk_
   check_bulk_private(src, names.source, where);
   check_bulk(dst, n, names.destination, where);
   if (!check_bulk_overlap(dst.get(), src, n, names.call, where)) return;
+  if (trace_on) [[unlikely]]
+    trace_access(trace_kind::bulk, trace_dir::write, dst.get(), n, where);
   std::memcpy(dst.get(), src, n);
 }
 inline void bulk_copy(sptr<void> dst, sptr<const void> src, std::size_t n, const bulk_names& names,
@@ -62,12 +66,18 @@ inline void bulk_copy(sptr<void> dst, sptr<const void> src, std::size_t n, const
   check_bulk(src, n, names.source, where);
   check_bulk(dst, n, names.destination, where);
   if (!check_bulk_overlap(dst.get(), src.get(), n, names.call, where)) return;
+  if (trace_on) [[unlikely]] {
+    trace_access(trace_kind::bulk, trace_dir::read, src.get(), n, where);
+    trace_access(trace_kind::bulk, trace_dir::write, dst.get(), n, where);
+  }
   std::memcpy(dst.get(), src.get(), n);
 }
 inline void bulk_set(sptr<void> dst, int c, std::size_t n, const bulk_names& names,
                      const std::source_location& where) {
   if (n == 0) return;
   check_bulk(dst, n, names.destination, where);
+  if (trace_on) [[unlikely]]
+    trace_access(trace_kind::bulk, trace_dir::write, dst.get(), n, where);
   std::memset(dst.get(), c, n);
 }
 

@@ -45,6 +45,12 @@ inline constexpr unsigned long long max_runtime_block = 1ull << 38;
 /// and, where the API takes one, the file and line. Release builds check neither.
 inline constexpr bool bounds_check = PGASI_BOUNDS_CHECK != 0 || debug_level >= 1;
 
+/// True when the element accesses of the public headers carry the tracing hooks (Meson option
+/// `trace`, on by default): while no job traces, each access tests one flag; `pgasrun --trace`
+/// then counts every element access (pgas/trace.hpp). Without them only the library's calls
+/// (copies, atomics, collectives, locks, barriers) are traced.
+inline constexpr bool trace_hooks = PGASI_TRACE_HOOKS != 0;
+
 /// The library version, "MAJOR.MINOR.PATCH".
 inline constexpr const char* version = PGASI_VERSION;
 

@@ -41,4 +41,5 @@
 #include <pgas/table_model.hpp>
 #include <pgas/ticks.hpp>
 #include <pgas/topology.hpp>
+#include <pgas/trace.hpp>
 #include <pgas/upc_collectives.hpp>

@@ -48,6 +48,7 @@
 #include <utility>
 
 #include <pgas/detail/table_index.hpp>
+#include <pgas/detail/trace_hook.hpp>
 #include <pgas/table_model.hpp>
 
 namespace pgas {
@@ -89,7 +90,9 @@ class table {
   /// Indices are not checked.
   template <class... I>
   [[gnu::always_inline]] T& operator()(I... i) const noexcept requires(sizeof...(I) == Rank) {
-    return *ix_.template address<T>({static_cast<std::size_t>(i)...});
+    T* const e = ix_.template address<T>({static_cast<std::size_t>(i)...});
+    detail::trace_element(e);
+    return *e;
   }
   /// The address of element (i, j, …).
   T* address(const std::array<std::size_t, Rank>& idx) const noexcept {

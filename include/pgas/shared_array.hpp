@@ -176,14 +176,19 @@ class shared_array_base<T, Rank, Block, std::index_sequence<D...>> {
 
   /// Element (i, j, …) of any thread, by reference. Checked builds: misuse when an index is
   /// outside its extent.
-  T& operator()(index_of<D>... i) const noexcept(!config::bounds_check) {
+  [[gnu::always_inline]] T& operator()(index_of<D>... i) const noexcept(!config::bounds_check) {
     if constexpr (config::bounds_check) impl_.check(i...);
-    return *impl_.address(i.value...);
+    T* const e = impl_.address(i.value...);
+    detail::trace_element(e);
+    return *e;
   }
   /// A(i) for one-dimensional arrays (UPC A[i]).
-  T& operator[](index_arg i) const noexcept(!config::bounds_check) requires(Rank == 1) {
+  [[gnu::always_inline]] T& operator[](index_arg i) const
+      noexcept(!config::bounds_check) requires(Rank == 1) {
     if constexpr (config::bounds_check) impl_.check(i);
-    return *impl_.address(i.value);
+    T* const e = impl_.address(i.value);
+    detail::trace_element(e);
+    return *e;
   }
   /// &A[i][j]…: the pointer-to-shared to an element (UPC &A[i][j]); checked as A(i, j, …).
   pointer ptr(index_of<D>... i) const noexcept(!config::bounds_check) {

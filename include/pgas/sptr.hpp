@@ -87,6 +87,7 @@
 #include <pgas/detail/block.hpp>
 #include <pgas/detail/geometry.hpp>
 #include <pgas/detail/sptr_word.hpp>
+#include <pgas/detail/trace_hook.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/shared_storable.hpp>
 
@@ -322,16 +323,20 @@ class sptr {
 
   /// The element, by reference: a relaxed access (see the top of this header). Checked
   /// builds end the job when the element is not inside a live shared allocation.
-  T& operator*() const noexcept(!config::bounds_check) {
+  [[gnu::always_inline]] T& operator*() const noexcept(!config::bounds_check) {
     if constexpr (config::bounds_check) check(sizeof(T));
+    detail::trace_element(get());
     return *get();
   }
-  T* operator->() const noexcept(!config::bounds_check) {
+  [[gnu::always_inline]] T* operator->() const noexcept(!config::bounds_check) {
     if constexpr (config::bounds_check) check(sizeof(T));
+    detail::trace_element(get());
     return get();
   }
   /// *(p + n).
-  T& operator[](std::ptrdiff_t n) const noexcept(!config::bounds_check) { return *(*this + n); }
+  [[gnu::always_inline]] T& operator[](std::ptrdiff_t n) const noexcept(!config::bounds_check) {
+    return *(*this + n);
+  }
 
   /// The next element in the block-cyclic order (UPC §6.4.2p2-3): within a block one add.
   sptr& operator++() noexcept {

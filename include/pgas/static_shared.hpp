@@ -88,6 +88,7 @@
 #include <pgas/detail/forall_affinity.hpp>  // detail::is_sptr
 #include <pgas/detail/identity.hpp>
 #include <pgas/detail/static_registry.hpp>
+#include <pgas/detail/trace_hook.hpp>
 #include <pgas/layout.hpp>
 #include <pgas/lock.hpp>
 #include <pgas/shared_array.hpp>
@@ -322,10 +323,22 @@ class static_scalar final
   using base::declared_at;
 
   /// The element, by reference (UPC `x`).
-  T& operator*() const { return *address(); }
-  T* operator->() const { return address(); }
-  T load() const { return *address(); }
-  void store(const T& v) const { *address() = v; }
+  [[gnu::always_inline]] T& operator*() const {
+    detail::trace_element(address());
+    return *address();
+  }
+  [[gnu::always_inline]] T* operator->() const {
+    detail::trace_element(address());
+    return address();
+  }
+  [[gnu::always_inline]] T load() const {
+    detail::trace_element(address());
+    return *address();
+  }
+  [[gnu::always_inline]] void store(const T& v) const {
+    detail::trace_element(address());
+    *address() = v;
+  }
   const static_scalar& operator=(const T& v) const {
     store(v);
     return *this;

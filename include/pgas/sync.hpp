@@ -59,8 +59,11 @@ PGAS_API void wait(int id, std::source_location where = std::source_location::cu
 /// complete (are visible to every thread) before any after it. A sequentially consistent
 /// fence; not collective; no synchronisation with other threads by itself.
 ///
+/// The calling thread's software caches (pgas/cache.hpp) write back their dirty copies first,
+/// so the fence orders those writes too; a traced job counts the call at `where`.
+///
 /// Memory ordering: std::atomic_thread_fence(std::memory_order_seq_cst).
-PGAS_API void fence() noexcept;
+PGAS_API void fence(std::source_location where = std::source_location::current());
 
 /// UPC upc_poll: lets the runtime make progress. pgas has no background work — every copy,
 /// lock and collective completes in the call that starts it — so there is nothing to advance;

@@ -56,13 +56,14 @@ class PGAS_API topology_error : public std::runtime_error {
 
 /// One processing unit. Indices are hwloc logical indices (0.. per type, in machine order)
 /// except `os_index`, the number the OS uses (what taskset and /proc/cpuinfo call a CPU).
-/// `l3` and `numa` are -1 on machines where hwloc reports none above this PU. `numa_os` is the
-/// node's OS number (what mbind, numactl and /sys call it), which can differ from its logical
+/// `l2`, `l3` and `numa` are -1 on machines where hwloc reports none above this PU. `numa_os` is
+/// the node's OS number (what mbind, numactl and /sys call it), which can differ from its logical
 /// index when the process may use only some nodes.
 struct pu_info {
   int os_index = 0;
   int logical = 0;
   int core = 0;
+  int l2 = -1;
   int l3 = -1;
   int numa = -1;
   int package = 0;

@@ -255,7 +255,7 @@ inline pgas::sptr<void> upc_global_alloc(
 inline pgas::sptr<void> upc_alloc(std::size_t nbytes,
                                   std::source_location where = std::source_location::current()) {
   if (nbytes == 0) return nullptr;
-  void* p = pgas::local_alloc(nbytes);
+  void* p = pgas::local_alloc(nbytes, where);
   if (p == nullptr) return nullptr;
   return pgas::sptr_from(static_cast<char*>(p), where);
 }

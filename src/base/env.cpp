@@ -29,7 +29,7 @@ constexpr std::string_view report_words[] = {"memory", "tables"};
 constexpr std::string_view tables_words[] = {"auto", "off"};
 
 // In env_id order (checked by env_row).
-constexpr std::array<env_var, 13> table = {{
+constexpr std::array<env_var, 15> table = {{
     {.id = env_id::threads,
      .name = "PGAS_THREADS",
      .kind = env_kind::integer,
@@ -136,6 +136,23 @@ constexpr std::array<env_var, 13> table = {{
                     "the initiating call (off: all of them do).",
      .lo = 1,
      .keyword = "off"},
+    {.id = env_id::trace,
+     .name = "PGAS_TRACE",
+     .kind = env_kind::text,
+     .default_value = "",
+     .pgasrun_option = "--trace",
+     .description = "Trace every shared access into this file (pgas-trace(1) reads it): calls and "
+                    "bytes per source line, array, issuing and owning thread and locality "
+                    "class, and the barrier, lock and collective waits. The file is checked "
+                    "before the job starts and written when it ends.",
+     .accepted = "a file name"},
+    {.id = env_id::trace_memory,
+     .name = "PGAS_TRACE_MEMORY",
+     .kind = env_kind::size,
+     .default_value = "16m",
+     .description = "Most memory one thread's trace tables may use; past it, accesses are "
+                    "counted without their site, array and owner, and the job says how many.",
+     .lo = 64 * 1024},
 }};
 
 [[noreturn]] void internal_error(std::string_view what) {

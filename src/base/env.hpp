@@ -36,6 +36,8 @@ enum class env_id : std::uint8_t {
   tables,
   timeout,
   nb_threshold,
+  trace,
+  trace_memory,
 };
 
 /// What a variable holds; with the row's bounds, its parser. The C++ type each kind parses to

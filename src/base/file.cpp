@@ -92,4 +92,14 @@ void replace_file(const std::string& path, std::string_view text) {
   if (::rename(temp.c_str(), path.c_str()) != 0) throw fail(errno);
 }
 
+void check_replaceable(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw file_error(fmt::format("cannot write {}: it is a directory", path));
+  std::string temp = path + ".XXXXXX";
+  const descriptor d{::mkstemp(temp.data())};
+  if (d.fd < 0) throw file_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  ::unlink(temp.c_str());
+}
+
 }  // namespace pgas::detail

@@ -31,6 +31,11 @@ std::string read_bounded_file(const std::string& path, std::size_t max_bytes);
 /// at `path` is replaced rather than written through. Throws file_error naming the path.
 void replace_file(const std::string& path, std::string_view text);
 
+/// Throws file_error, as replace_file would, when `path` could not be replaced now: its
+/// directory does not let this process create a file there, or `path` names a directory. For
+/// checking a file that will be written at the end of a long run before the run starts.
+void check_replaceable(const std::string& path);
+
 /// `bytes` as people read sizes: "512 bytes", "3 KiB", "70 MiB" (rounded down).
 std::string describe_bytes(std::size_t bytes);
 

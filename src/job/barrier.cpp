@@ -11,6 +11,9 @@
 
 #include "src/job/barrier.hpp"
 
+#include <pgas/detail/sync_listener.hpp>
+#include <pgas/detail/trace_hook.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -549,21 +552,35 @@ namespace {
   detail::complete(j);
 }
 
+// What every thread arriving at a barrier does first: its software caches write back
+// (pgas/detail/sync_listener.hpp), and a traced job counts the call.
+void before_arrival(const std::source_location& where) {
+  detail::sync_point(detail::sync_kind::barrier);
+  if (detail::trace_on) [[unlikely]]
+    detail::trace_access(detail::trace_kind::barrier, detail::trace_dir::sync, nullptr, 0, where);
+}
+
 void split_notify(bool has_id, int id, const std::source_location& where, const char* name) {
   detail::job& j = detail::job_or_misuse(where, name);
+  before_arrival(where);
   do_notify(j, j.record(mythread()), has_id, id, where, name);
 }
 
 void split_wait(bool has_id, int id, const std::source_location& where) {
   detail::job& j = detail::job_or_misuse(where, "pgas::wait");
+  const std::uint64_t started = detail::trace_on ? detail::trace_wait_start() : 0;
   do_wait(j, j.record(mythread()), has_id, id, where);
+  if (started != 0) detail::trace_wait_end(detail::trace_kind::barrier, started, where);
 }
 
 void full_barrier(bool has_id, int id, const std::source_location& where) {
   detail::job& j = detail::job_or_misuse(where, "pgas::barrier");
   detail::thread_record& me = j.record(mythread());
+  before_arrival(where);
+  const std::uint64_t started = detail::trace_on ? detail::trace_wait_start() : 0;
   do_notify(j, me, has_id, id, where, "pgas::barrier");
   do_wait(j, me, false, 0, where);
+  if (started != 0) detail::trace_wait_end(detail::trace_kind::barrier, started, where);
 }
 
 }  // namespace
@@ -587,7 +604,10 @@ void wait(int id, std::source_location where) {
   split_wait(true, id, where);
 }
 
-void fence() noexcept {
+void fence(std::source_location where) {
+  detail::sync_point(detail::sync_kind::fence);
+  if (detail::trace_on) [[unlikely]]
+    detail::trace_access(detail::trace_kind::fence, detail::trace_dir::sync, nullptr, 0, where);
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 

@@ -6,6 +6,9 @@
 
 #include "src/job/collective_epochs.hpp"
 
+#include <pgas/detail/sync_listener.hpp>
+#include <pgas/detail/trace_hook.hpp>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -145,6 +148,9 @@ epoch_call epoch_enter(const char* name, std::string_view text, const std::sourc
            where);
   }
   collective_epoch& mine = j.epoch(me);
+  sync_point(sync_kind::barrier);
+  if (trace_on) [[unlikely]]
+    trace_access(trace_kind::collective, trace_dir::sync, nullptr, 0, where);
   const epoch_call c{&j, me, ++mine.calls, name, where};
   r.call_bits = barrier_call_bits(c.k);
   // The number of barrier phases this thread has passed, by its own count: the job's generation

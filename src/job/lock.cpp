@@ -14,6 +14,8 @@
 #include <string_view>
 
 #include <pgas/detail/identity.hpp>
+#include <pgas/detail/sync_listener.hpp>
+#include <pgas/detail/trace_hook.hpp>
 #include <pgas/detail/upc_call.hpp>
 #include <pgas/error.hpp>
 #include <pgas/lock.hpp>
@@ -127,6 +129,18 @@ void acquire_sleeping(lock_state& s, const std::source_location& where) {
 
 namespace pgas {
 
+namespace detail {
+namespace {
+// After a lock is held: the thread's software caches drop their copies (pgas/cache.hpp), and a
+// traced job counts the call.
+void lock_acquired(const std::source_location& where) {
+  sync_point(sync_kind::lock);
+  if (trace_on) [[unlikely]]
+    trace_access(trace_kind::lock, trace_dir::sync, nullptr, 0, where);
+}
+}  // namespace
+}  // namespace detail
+
 using detail::checked;
 
 void lock_t::lock(std::source_location where) {
@@ -139,18 +153,26 @@ void lock_t::lock(std::source_location where) {
   }
   std::uint32_t c = 0;
   if (!s.word.compare_exchange_strong(c, 1, std::memory_order_seq_cst)) {
+    const std::uint64_t started = detail::trace_on ? detail::trace_wait_start() : 0;
     detail::acquire_slow(s, where);
+    if (started != 0) detail::trace_wait_end(detail::trace_kind::lock, started, where);
   }
   s.held_at.store(where, std::memory_order_relaxed);
   s.holder.store(me, std::memory_order_relaxed);
+  detail::lock_acquired(where);
 }
 
 bool lock_t::try_lock(std::source_location where) {
   detail::lock_state& s = checked(state_, where, "pgas::lock_t::try_lock");
   std::uint32_t c = 0;
-  if (!s.word.compare_exchange_strong(c, 1, std::memory_order_seq_cst)) return false;
+  if (!s.word.compare_exchange_strong(c, 1, std::memory_order_seq_cst)) {
+    if (detail::trace_on) [[unlikely]]
+      detail::trace_access(detail::trace_kind::lock, detail::trace_dir::sync, nullptr, 0, where);
+    return false;
+  }
   s.held_at.store(where, std::memory_order_relaxed);
   s.holder.store(mythread(), std::memory_order_relaxed);
+  detail::lock_acquired(where);
   return true;
 }
 
@@ -164,6 +186,9 @@ void lock_t::unlock(std::source_location where) {
                                             name, holder),
                    where);
   }
+  detail::sync_point(detail::sync_kind::unlock);
+  if (detail::trace_on) [[unlikely]]
+    detail::trace_access(detail::trace_kind::lock, detail::trace_dir::sync, nullptr, 0, where);
   s.holder.store(-1, std::memory_order_relaxed);
   if (s.word.exchange(0, std::memory_order_seq_cst) == 2) detail::os_futex_wake(&s.word, 1);
 }

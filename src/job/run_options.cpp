@@ -51,6 +51,8 @@ run_settings run_settings_read(const run_options& given) {
   s.timeout_seconds = *env_read<double>(env_id::timeout);
   s.nb_threshold =
       env_read<std::size_t>(env_id::nb_threshold).value_or(std::numeric_limits<std::size_t>::max());
+  s.trace_file = env_read<std::string>(env_id::trace).value_or("");
+  s.trace_memory = *env_read<std::size_t>(env_id::trace_memory);
   if (*env_read<bool>(env_id::verbose)) s.verbose_dump = env_dump();
   for (const std::string& name : env_undeclared()) {
     s.warnings +=

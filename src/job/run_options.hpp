@@ -26,6 +26,8 @@ struct run_settings {
   bool tables_auto = true;            // PGAS_TABLES=auto
   double timeout_seconds = 0;         // PGAS_TIMEOUT; 0: none
   std::size_t nb_threshold = 0;       // PGAS_NB_THRESHOLD; SIZE_MAX: off
+  std::string trace_file;             // PGAS_TRACE; empty: no tracing
+  std::size_t trace_memory = 0;       // PGAS_TRACE_MEMORY
   std::string verbose_dump;           // PGAS_VERBOSE: every variable with its value; else empty
   std::string warnings;               // one line per PGAS_* variable no row declares
 };

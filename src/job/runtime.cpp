@@ -28,6 +28,7 @@
 #include "src/job/job.hpp"
 #include "src/job/run_options.hpp"
 #include "src/job/static_registry.hpp"
+#include "src/job/trace.hpp"
 #include "src/job/watchdog.hpp"
 
 namespace pgas {
@@ -102,9 +103,11 @@ void thread_body(detail::job& j, int t) {
     }
   }
   detail::arenas_thread_start(t, j.private_node[static_cast<std::size_t>(t)]);
+  detail::trace_thread_begin(t);
 }
 
 void thread_finish(detail::job& j, int t, int status) {
+  detail::trace_thread_end();
   j.record(t).status = status;
   detail::arenas_thread_end(t);
   detail::barrier_thread_returned(j, t);
@@ -219,6 +222,13 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
     detail::os_exit(1);
   }
 
+  if (!settings.trace_file.empty()) {
+    try {
+      detail::trace_job_begin(*j, settings.trace_file, settings.trace_memory);
+    } catch (const std::runtime_error& e) {
+      start_error(fmt::format("PGAS_TRACE: {}", e.what()));
+    }
+  }
   j->records = std::make_unique<detail::thread_record[]>(static_cast<std::size_t>(j->threads));
   j->values = std::make_unique<detail::value_slots[]>(static_cast<std::size_t>(j->threads));
   j->epochs = std::make_unique<detail::collective_epoch[]>(static_cast<std::size_t>(j->threads));
@@ -268,6 +278,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   std::cout.flush();
   std::fflush(nullptr);
   if (j->report_memory) detail::os_write_stderr(detail::space_report());
+  if (!detail::trace_job_end(*j) && j->record(0).status == 0) j->record(0).status = 1;
   for (auto* hook : detail::end_hooks())
     hook(*j);
   // Only now: the hooks stop the copy engines, which finish the transfers left at the job's end

@@ -31,6 +31,7 @@
 #include "src/job/barrier.hpp"
 #include "src/job/collective.hpp"
 #include "src/job/job.hpp"
+#include "src/job/trace.hpp"
 
 namespace pgas::detail {
 
@@ -205,6 +206,7 @@ value_view value_exchange(const value_call& c, const void* data, const void* add
                        k.name, notified_at(rec)),
            where);
   }
+  const collective_scope traced(where, c.size * c.count);
   const std::size_t bytes = c.size * c.count;
   if (c.combine != nullptr && bytes <= 8 && j.threads <= line_values_threads) {
     return line_exchange(j, rec, c, k, data, bytes, where);
@@ -264,6 +266,7 @@ bool value_line_exchange(const value_call& c, const void* data, const std::sourc
   const int me = mythread();
   thread_record& rec = j->record(me);
   if (rec.notified) return false;  // misuse, which value_exchange reports
+  const collective_scope traced(where, c.size * c.count);
   barrier_op& op = agreement_for(rec.value_args, c).op;
   op.where = where;
   barrier_state& b = j->barrier;

@@ -138,6 +138,7 @@ machine machine_from_hwloc(hwloc_topology_t topo, std::string_view source, bool 
     p.os_index = static_cast<int>(pu->os_index);
     p.logical = static_cast<int>(pu->logical_index);
     p.core = ancestor_index(topo, pu, HWLOC_OBJ_CORE, p.logical);
+    p.l2 = ancestor_index(topo, pu, HWLOC_OBJ_L2CACHE, -1);
     p.l3 = ancestor_index(topo, pu, HWLOC_OBJ_L3CACHE, -1);
     p.package = ancestor_index(topo, pu, HWLOC_OBJ_PACKAGE, 0);
     for (int j = 0; j < nnuma; ++j) {

@@ -185,6 +185,7 @@ void apply_upc_form(atomicdomain& d, void* fetch_ptr, std::uint32_t op, void* ta
                     const std::source_location& where) {
   T* t = static_cast<T*>(target);
   atomic_check(d, op, t, where);
+  atomic_trace(op, t, sizeof(T), where);
   const T a = operand1 != nullptr ? *static_cast<const T*>(operand1) : T();
   const T b = operand2 != nullptr ? *static_cast<const T*>(operand2) : T();
   T old;

@@ -133,6 +133,10 @@ nb_op* start_copy(sptr<void> dst, sptr<const void> src, std::size_t n, bool impl
   check_bulk(src, n, src_what, where);
   check_bulk(sptr<const void>(dst), n, dst_what, where);
   if (!check_bulk_overlap(dst.get(), src.get(), n, name, where)) return nullptr;
+  if (trace_on) [[unlikely]] {
+    trace_access(trace_kind::nonblocking, trace_dir::read, src.get(), n, where);
+    trace_access(trace_kind::nonblocking, trace_dir::write, dst.get(), n, where);
+  }
   return start(j, nb_kind::copy, static_cast<char*>(dst.get()), static_cast<const char*>(src.get()),
                0, n, node_of(j, dst.thread()), implicit, name, where);
 }
@@ -144,6 +148,8 @@ nb_op* start_get(void* dst, sptr<const void> src, std::size_t n, bool implicit, 
   check_bulk_private(dst, dst_what, where);
   check_bulk(src, n, src_what, where);
   if (!check_bulk_overlap(dst, src.get(), n, name, where)) return nullptr;
+  if (trace_on) [[unlikely]]
+    trace_access(trace_kind::nonblocking, trace_dir::read, src.get(), n, where);
   return start(j, nb_kind::get, static_cast<char*>(dst), static_cast<const char*>(src.get()), 0, n,
                node_of(j, tls_mythread), implicit, name, where);
 }
@@ -155,6 +161,8 @@ nb_op* start_put(sptr<void> dst, const void* src, std::size_t n, bool implicit, 
   check_bulk_private(src, src_what, where);
   check_bulk(sptr<const void>(dst), n, dst_what, where);
   if (!check_bulk_overlap(dst.get(), src, n, name, where)) return nullptr;
+  if (trace_on) [[unlikely]]
+    trace_access(trace_kind::nonblocking, trace_dir::write, dst.get(), n, where);
   return start(j, nb_kind::put, static_cast<char*>(dst.get()), static_cast<const char*>(src), 0, n,
                node_of(j, dst.thread()), implicit, name, where);
 }
@@ -164,6 +172,8 @@ nb_op* start_set(sptr<void> dst, int c, std::size_t n, bool implicit, const char
   if (n == 0) return nullptr;
   const job& j = check_caller(name, where);
   check_bulk(sptr<const void>(dst), n, dst_what, where);
+  if (trace_on) [[unlikely]]
+    trace_access(trace_kind::nonblocking, trace_dir::write, dst.get(), n, where);
   return start(j, nb_kind::set, static_cast<char*>(dst.get()), nullptr, c, n,
                node_of(j, dst.thread()), implicit, name, where);
 }

@@ -16,6 +16,7 @@
 
 #include <pgas/alloc.hpp>
 #include <pgas/config.hpp>
+#include <pgas/detail/trace_hook.hpp>
 #include <pgas/detail/upc_call.hpp>
 #include <pgas/runtime.hpp>
 
@@ -100,6 +101,8 @@ std::size_t distributed_reserve(detail::space& s, std::size_t part) {
 void distributed_release(detail::space& s, const shared_alloc& a,
                          const std::source_location& where) {
   if (a.part_bytes() == 0) return;
+  if (detail::trace_on) [[unlikely]]
+    detail::trace_release(a.offset(), -1);
   if (s.heap->release(a.offset()) == 0) {
     detail::misuse(fmt::format("pgas::free of a distributed allocation that is not "
                                "live (offset {}): double free?",
@@ -189,6 +192,8 @@ shared_alloc all_alloc(std::size_t nblocks, std::size_t nbytes, std::source_loca
                                   : "the symmetric region of the shared space is full");
   }
   shared_alloc a = detail_make_shared_alloc(got - 1, nblocks, nbytes, *part);
+  if (detail::trace_on) [[unlikely]]
+    detail::trace_allocation(a.offset(), *part, -1, where);
   // First touch by the owner: one write per page of this thread's part.
   auto* p = static_cast<volatile char*>(a.part(mythread()));
   const std::size_t page = detail::os_page_size();
@@ -205,7 +210,10 @@ shared_alloc global_alloc(std::size_t nblocks, std::size_t nbytes, std::source_l
                            fmt::format("{} blocks of {} bytes overflow", nblocks, nbytes));
   }
   if (*part == 0) return {};
-  return detail_make_shared_alloc(distributed_reserve(s, *part), nblocks, nbytes, *part);
+  shared_alloc a = detail_make_shared_alloc(distributed_reserve(s, *part), nblocks, nbytes, *part);
+  if (detail::trace_on) [[unlikely]]
+    detail::trace_allocation(a.offset(), *part, -1, where);
+  return a;
 }
 
 void free(shared_alloc a, std::source_location where) {
@@ -235,8 +243,8 @@ void all_free(shared_alloc a, std::source_location where) {
   detail::barrier_complete(j);
 }
 
-void* local_alloc(std::size_t nbytes) {
-  detail::space& s = space_or_misuse(std::source_location::current(), "pgas::local_alloc");
+void* local_alloc(std::size_t nbytes, std::source_location where) {
+  detail::space& s = space_or_misuse(where, "pgas::local_alloc");
   const int me = mythread();
   detail::segment_account& acc = s.account(me);
   const std::size_t used = acc.total();
@@ -262,6 +270,9 @@ void* local_alloc(std::size_t nbytes) {
     std::lock_guard g(live_locals().mutex);
     live_locals().pointers.insert(p);
   }
+  if (detail::trace_on) [[unlikely]]
+    detail::trace_allocation(static_cast<std::uint64_t>(static_cast<char*>(p) - s.segment(me)),
+                             size, me, where);
   return p;
 }
 
@@ -294,6 +305,8 @@ void free(void* p, std::source_location where) {
           where);
     }
   }
+  if (detail::trace_on) [[unlikely]]
+    detail::trace_release(offset, owner);
   detail::segment_account& acc = s.account(owner);
   const byte_counters& c = my_counters();
   const std::uint64_t before = *c.deallocated;

@@ -16,6 +16,7 @@
 #include <pgas/config.hpp>
 #include <pgas/detail/export.hpp>
 #include <pgas/detail/geometry.hpp>
+#include <pgas/detail/trace_hook.hpp>
 
 namespace pgas {
 
@@ -130,6 +131,17 @@ PGAS_API extern atomicdomain atomic_null_domain;
 [[noreturn]] PGAS_API void atomic_refuse(const atomicdomain* d, std::uint32_t op,
                                          const void* target, std::size_t size,
                                          const std::source_location& where);
+
+/// A traced job counts the operation: GET reads, SET writes, the others update.
+inline void atomic_trace(std::uint32_t op, const void* target, std::size_t size,
+                         const std::source_location& where) noexcept {
+  if (trace_on) [[unlikely]] {
+    const trace_dir dir = op == static_cast<std::uint32_t>(atomic_op::get)   ? trace_dir::read
+                          : op == static_cast<std::uint32_t>(atomic_op::set) ? trace_dir::write
+                                                                             : trace_dir::update;
+    trace_access(trace_kind::atomic, dir, target, size, where);
+  }
+}
 
 /// The one check of every operation: `op` is in the domain's set (which is empty once freed),
 /// and the target is an aligned element inside the shared space. One load, one bit test, one

@@ -23,6 +23,7 @@
 #include <pgas/alloc.hpp>
 #include <pgas/config.hpp>
 #include <pgas/detail/table_index.hpp>
+#include <pgas/detail/trace_hook.hpp>
 #include <pgas/layout.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/sptr.hpp>
@@ -360,13 +361,18 @@ class shared_array_view<T, Rank, Block, Whole, std::index_sequence<D...>> {
  public:
   static constexpr bool whole_rows = Whole;
 
-  T& operator()(index_of<D>... i) const noexcept(!config::bounds_check) {
+  [[gnu::always_inline]] T& operator()(index_of<D>... i) const noexcept(!config::bounds_check) {
     if constexpr (config::bounds_check) a_->check(i...);
-    return *address(i.value...);
+    T* const e = address(i.value...);
+    trace_element(e);
+    return *e;
   }
-  T& operator[](index_arg i) const noexcept(!config::bounds_check) requires(Rank == 1) {
+  [[gnu::always_inline]] T& operator[](index_arg i) const
+      noexcept(!config::bounds_check) requires(Rank == 1) {
     if constexpr (config::bounds_check) a_->check(i);
-    return *address(i.value);
+    T* const e = address(i.value);
+    trace_element(e);
+    return *e;
   }
   T* address(decltype(D, std::size_t{})... i) const noexcept {
     if constexpr (Rank == 1) {

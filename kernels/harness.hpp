@@ -15,7 +15,10 @@
 //               shared (Serres et al. "privatization");
 //   tables      inter-thread privatization: pgas::privatize tables for every array;
 //   auto        plain A(i, j) on pgas::shared_array (automatic tables when they apply);
-//   openmp      the same kernel as an OpenMP user writes it, on PGAS_THREADS threads.
+//   openmp      the same kernel as an OpenMP user writes it, on PGAS_THREADS threads;
+//   cached      (cc, stencil2d) other threads' elements through the software cache;
+//   coalesced   (cc, stencil2d) other threads' elements through a coalescing schedule.
+// A kernel runs all_variants unless it declares its own list (cache_variants below).
 //
 // A kernel supplies main(), parses with parse_kernel_args, runs its variant and calls
 // print_result. The PGAS variants run inside pgas::run (collectively); seq and openmp do not.
@@ -38,8 +41,19 @@
 
 namespace pgas::kernels {
 
+/// The variants of Serres et al.'s kernels (matmul, sobel, randomaccess): the list a kernel
+/// takes unless it declares its own.
 inline const std::vector<std::string> all_variants = {"seq",    "naive", "privatized",
                                                       "tables", "auto",  "openmp"};
+
+/// The variants of the kernels that measure the software cache and coalescing schedules (cc,
+/// stencil2d):
+///   cached      the other threads' elements read through pgas::cache (pgas/cache.hpp);
+///   coalesced   the other threads' elements fetched in batches by a coalescing schedule
+///               (pgas/coalesce.hpp), built once and reused while the index set stays fixed;
+/// seq, naive and openmp as above.
+inline const std::vector<std::string> cache_variants = {"seq", "naive", "cached", "coalesced",
+                                                        "openmp"};
 
 struct kernel_args {
   std::string kernel;
@@ -49,23 +63,35 @@ struct kernel_args {
   bool json = true;
 };
 
+/// "a, b or c".
+inline std::string variants_text(const std::vector<std::string>& variants) {
+  std::string text;
+  for (std::size_t i = 0; i < variants.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == variants.size() ? " or " : ", ") + variants[i];
+  return text;
+}
+
 /// Parses the contract's options (exits 2 with CLI11's message on a usage error, 0 for --help).
-/// `min_size` is the smallest size the kernel accepts.
+/// `min_size` is the smallest size the kernel accepts, `variants` the ones it runs, and
+/// `add_options` adds the kernel's own options (stencil2d's --points) to the same command line.
 inline kernel_args parse_kernel_args(int argc, char** argv, const std::string& kernel,
                                      const std::string& summary, std::size_t default_size,
-                                     std::size_t min_size) {
+                                     std::size_t min_size,
+                                     const std::vector<std::string>& variants = all_variants,
+                                     const std::function<void(CLI::App&)>& add_options = {}) {
   kernel_args a;
   a.kernel = kernel;
   a.size = default_size;
   CLI::App app(summary, kernel);
-  app.add_option("--variant", a.variant, "seq, naive, privatized, tables, auto or openmp")
+  app.add_option("--variant", a.variant, variants_text(variants))
       ->required()
-      ->check(CLI::IsMember(all_variants));
+      ->check(CLI::IsMember(variants));
   app.add_option("--size", a.size, "Problem size (default " + std::to_string(default_size) + ")")
       ->check(CLI::Range(min_size, std::size_t{1} << 20));
   app.add_option("--reps", a.reps, "Timed repetitions; seconds is their median (default 5)")
       ->check(CLI::Range(1, 100000));
   app.add_flag("--json", a.json, "Print the result as one JSON line (the default)");
+  if (add_options) add_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -21,6 +21,7 @@
 #include <pgas/alloc.hpp>
 #include <pgas/atomic.hpp>
 #include <pgas/bulk.hpp>
+#include <pgas/cache.hpp>
 #include <pgas/castable.hpp>
 #include <pgas/collectives.hpp>
 #include <pgas/config.hpp>

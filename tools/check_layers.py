@@ -55,6 +55,7 @@ PUBLIC = {
     "detail/static_registry.hpp": "job",
     "alloc.hpp": "objects",
     "atomic.hpp": "objects",
+    "cache.hpp": "objects",
     "detail/atomic_apply.hpp": "objects",
     "sptr.hpp": "objects",
     "bulk.hpp": "objects",

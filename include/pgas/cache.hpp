@@ -53,11 +53,12 @@
 // owner, at the call site of the read or write that fetched it and of the flush (or, for a
 // write-back at a synchronisation point, the cache's construction).
 //
-// Cost. A hit is a bounds check, a thread check, the element's address (as A(i, j) computes
-// it), a test for the own part, a multiplicative hash of the line address and one compare in
-// an open-addressed table of at least twice the capacity in lines; own elements take the
-// first test. A miss probes, copies at most 64 bytes and records the line. Memory: the
-// capacity's lines (64 bytes each) plus 16 bytes per table slot and 8 per line.
+// Cost. A hit is a thread check, a bounds check, the element's address (as A(i, j) computes
+// it), a test for the own part, and one compare in an open-addressed table of at least twice
+// the capacity in lines, indexed by the line number (plus a multiple of the owner's number),
+// so that a thread's consecutive lines take consecutive slots; own elements stop at the
+// fourth step. A miss probes on, copies at most 64 bytes and records the line. Memory: the
+// capacity's lines (64 bytes each), 16 bytes per table slot and 16 per line.
 //
 // Contract.
 //   * Collective: the constructor and the destructor when the winner is a priority
@@ -200,14 +201,20 @@ class PGAS_API cache_core final : public sync_listener {
 
   void on_sync(sync_kind kind) override;
 
-  // Fibonacci hashing of line addresses: the table index is the product's top bits.
-  static constexpr std::uint64_t hash_multiplier = 0x9E3779B97F4A7C15ull;
+  // The table index of a line: its line number (so that a thread's consecutive lines take
+  // consecutive slots, and a stream of them walks the table in order) plus its owner's segment
+  // number times an odd constant (so that the lines at one offset of every segment, which
+  // symmetric allocations produce, do not pile up in one run of slots).
+  [[gnu::always_inline]] std::size_t slot_index(std::uintptr_t key) const noexcept {
+    return static_cast<std::size_t>(((key >> 6) + (key >> segment_shift_) * 0x9E3779B1u) &
+                                    slot_mask_);
+  }
 
   // The copy of the line at `key`: a hit when the slot it hashes to holds it, else the probe
   // and, on a miss, the fetch (out of line).
   [[gnu::always_inline]] std::size_t line_for(std::uintptr_t key,
                                               const std::source_location& where) {
-    const slot& s = slots_[static_cast<std::size_t>((key * hash_multiplier) >> hash_shift_)];
+    const slot& s = slots_[slot_index(key)];
     if (s.key == key) [[likely]] {
       ++hits_;
       return s.line;
@@ -251,7 +258,8 @@ class PGAS_API cache_core final : public sync_listener {
 
   // Hot: read by every access.
   slot* slots_ = nullptr;
-  unsigned hash_shift_ = 64;
+  std::size_t slot_mask_ = 0;
+  unsigned segment_shift_ = 63;
   std::uintptr_t own_lo_ = 0;
   std::uintptr_t own_bytes_ = 0;
   char* storage_ = nullptr;
@@ -314,7 +322,6 @@ template <class T, std::size_t Rank, std::size_t Block, std::size_t... D>
 class cache_base<T, Rank, Block, std::index_sequence<D...>> {
   static_assert(is_shared_storable_v<T>, "a cache holds shared data (pgas/shared_storable.hpp)");
   using line_of = cache_line_of<T>;
-  using view_type = typename shared_array<T, Rank, Block>::view_type;
 
  public:
   using value_type = T;
@@ -325,7 +332,7 @@ class cache_base<T, Rank, Block, std::index_sequence<D...>> {
   /// winner (see Contract), else local. Misuse: capacity 0.
   explicit cache_base(const shared_array<T, Rank, Block>& a, cache_options opts = {},
                       std::source_location where = std::source_location::current())
-      : view_(a.view()), core_(array_object(a), opts, where) {
+      : array_(&a), core_(array_object(a), opts, where) {
     for (std::size_t d = 0; d < Rank; ++d)
       extents_[d] = a.extent(d);
   }
@@ -405,7 +412,7 @@ class cache_base<T, Rank, Block, std::index_sequence<D...>> {
     if constexpr (Rank == 1) {
       if (range_) return (p_ + static_cast<std::ptrdiff_t>((i.value + ...))).get();
     }
-    return view_.address(i.value...);
+    return array_->address(i.value...);
   }
 
   [[noreturn, gnu::noinline]] void out_of_range(const cache_index<D>&... i) const {
@@ -478,7 +485,7 @@ class cache_base<T, Rank, Block, std::index_sequence<D...>> {
     return o;
   }
 
-  view_type view_{};
+  const shared_array<T, Rank, Block>* array_ = nullptr;
   bool range_ = false;
   sptr<T, Block> p_{};
   std::array<std::size_t, Rank> extents_{};

@@ -1,8 +1,8 @@
 // src/objects/cache.cpp — the software cache of <pgas/cache.hpp> out of line: the line table
-// (open addressing by a multiplicative hash of the line address, linear probing, at most half
-// full), fills, write-backs at the thread's synchronisation points (a sync_listener), the
-// priority winners' claim words, statistics and the misuse reports. The typed hit path is
-// inline in the header; entry points are cache_core's members.
+// (open addressing by line number and owner, linear probing, at most half full), fills,
+// write-backs at the thread's synchronisation points (a sync_listener), the priority winners'
+// claim words, statistics and the misuse reports. The typed hit path is inline in the header;
+// entry points are cache_core's members.
 #include <pgas/cache.hpp>
 
 #include <fmt/format.h>
@@ -102,7 +102,8 @@ cache_core::cache_core(object o, const cache_options& opts, const std::source_lo
   const std::size_t per_line = obj_.line_bytes / obj_.element_bytes;
   lines_max_ = (opts.capacity + per_line - 1) / per_line;
   slot_count_ = std::bit_ceil(std::max<std::size_t>(16, 2 * lines_max_));
-  hash_shift_ = 64 - static_cast<unsigned>(std::countr_zero(slot_count_));
+  slot_mask_ = slot_count_ - 1;
+  segment_shift_ = geometry.shift;
   slot_storage_.assign(slot_count_, slot{});
   line_storage_.assign(lines_max_ * obj_.line_bytes, 0);
   dirty_storage_.assign(lines_max_, 0);
@@ -168,9 +169,8 @@ void cache_core::range_error(std::size_t i, std::size_t n,
 
 std::size_t cache_core::find_or_fetch(std::uintptr_t key, const std::source_location& where) {
   check_use(where);
-  const std::size_t mask = slot_count_ - 1;
-  std::size_t s = static_cast<std::size_t>((key * hash_multiplier) >> hash_shift_);
-  for (; slots_[s].key != 0; s = (s + 1) & mask) {
+  std::size_t s = slot_index(key);
+  for (; slots_[s].key != 0; s = (s + 1) & slot_mask_) {
     if (slots_[s].key == key) {
       ++hits_;
       return slots_[s].line;

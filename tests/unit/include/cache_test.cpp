@@ -2,22 +2,26 @@
 // cached writes after a barrier, no stale read after one, write-back at fence, lock, unlock and
 // flush(), the three winner policies with every thread writing one element (and a loser's or
 // winner's early flush in the same phase), N-D arrays and pointer ranges, the tiling helper
-// staying under the capacity, and each misuse with its message (in a forked child, since misuse
-// inside a job ends the process).
+// staying under the capacity, and each misuse with its message (in a child process, since
+// misuse inside a job ends the process).
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <poll.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <functional>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include <pgas/alloc.hpp>
 #include <pgas/cache.hpp>
@@ -264,7 +268,10 @@ TEST_CASE("tiled_for keeps each tile under the capacity and flushes between tile
   }
 }
 
-// Misuse ends the job: each case runs a job in a forked child whose stderr comes back here.
+// Misuse ends the job: each case runs its job in a child process — this program again,
+// running only the hidden test case "cache misuse child", which runs the job named by
+// CACHE_TEST_CASE — whose stderr comes back here. (posix_spawn, not fork: a fork of a threaded
+// process under the thread sanitizer stops in the allocator's fork handlers.)
 namespace {
 
 struct child_result {
@@ -282,20 +289,123 @@ void announce(int line) {
   std::fflush(stderr);
 }
 
-child_result in_child(int threads, const std::function<void()>& body) {
+void wrong_thread() {
+  static std::atomic<pgas::cache<int>*> shared{nullptr};
+  pgas::shared_array<int> A({8});
+  std::optional<pgas::cache<int>> c;
+  if (pgas::mythread() == 0) {
+    c.emplace(A);
+    shared.store(&*c);
+  }
+  pgas::barrier();
+  if (pgas::mythread() == 1) {
+    announce(__LINE__ + 1);
+    (void)shared.load()->read(0);
+  }
+  pgas::barrier();
+}
+
+void unseen_barrier() {
+  pgas::shared_array<int> A({8});
+  pgas::barrier();
+  // Made on a thread the job did not start (whose synchronisation points are not thread 0's),
+  // then used on thread 0, which has passed barriers the cache never saw.
+  std::unique_ptr<pgas::cache<int>> c;
+  if (pgas::mythread() == 0) {
+    std::thread([&] { c = std::make_unique<pgas::cache<int>>(A); }).join();
+    announce(__LINE__ + 1);
+    (void)c->read(1);
+  }
+  pgas::barrier();
+}
+
+void array_index() {
+  pgas::shared_array<int, 2> A({4, 5});
+  pgas::cache c(A);
+  if (pgas::mythread() == 1) {
+    announce(__LINE__ + 1);
+    c.write(1, 5, 3);
+  }
+  pgas::barrier();
+}
+
+void range_index() {
+  pgas::sptr<int> p = pgas::all_alloc(2, sizeof(int));
+  pgas::cache c(p, 2);
+  if (pgas::mythread() == 0) {
+    announce(__LINE__ + 1);
+    (void)c.read(2);
+  }
+  pgas::barrier();
+}
+
+void capacity_exceeded() {
+  pgas::shared_array<int> A({256});    // block 1: thread 0's 128 ints are 8 lines
+  pgas::cache c(A, {.capacity = 32});  // 2 lines
+  if (pgas::mythread() == 1) {
+    (void)c.read(0);
+    (void)c.read(32);
+    c.flush();  // a flush empties it
+    (void)c.read(64);
+    (void)c.read(96);
+    announce(__LINE__ + 1);
+    (void)c.read(128);
+  }
+  pgas::barrier();
+}
+
+void capacity_zero() {
+  pgas::shared_array<int> A({8});
+  announce(__LINE__ + 1);
+  pgas::cache c(A, {.capacity = 0});
+}
+
+void tile_zero() {
+  pgas::shared_array<int> A({8});
+  pgas::cache c(A);
+  announce(__LINE__ + 1);
+  pgas::tiled_for(0L, 8L, c, 0, [](long, long) {});
+}
+
+struct child_case {
+  const char* name;
+  int threads;
+  void (*body)();
+};
+constexpr child_case child_cases[] = {
+    {"wrong_thread", 2, wrong_thread},
+    {"unseen_barrier", 2, unseen_barrier},
+    {"array_index", 2, array_index},
+    {"range_index", 2, range_index},
+    {"capacity_exceeded", 2, capacity_exceeded},
+    {"capacity_zero", 1, capacity_zero},
+    {"tile_zero", 1, tile_zero},
+};
+
+child_result in_child(const std::string& name) {
   int fds[2];
   REQUIRE(pipe(fds) == 0);
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    dup2(fds[1], 2);
-    close(fds[0]);
-    close(fds[1]);
-    const int rc = pgas::run(test_job(threads), 0, nullptr, [&] { body(); });
-    std::fflush(stderr);
-    _exit(rc == 0 ? 0 : 100 + rc);
-  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  posix_spawn_file_actions_addclose(&actions, fds[1]);
+  std::vector<std::string> env{"CACHE_TEST_CASE=" + name};
+  for (char** e = environ; *e != nullptr; ++e)
+    env.emplace_back(*e);
+  std::vector<char*> envp;
+  for (std::string& e : env)
+    envp.push_back(e.data());
+  envp.push_back(nullptr);
+  char exe[] = "cache_test";
+  char test[] = "cache misuse child";
+  char* argv[] = {exe, test, nullptr};
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv, envp.data());
+  posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
+  REQUIRE(rc == 0);
   child_result r;
   char buf[4096];
   // Read until EOF, with a deadline: a child that hangs fails the test instead.
@@ -319,8 +429,9 @@ child_result in_child(int threads, const std::function<void()>& body) {
   return r;
 }
 
-void check_misuse(const child_result& r, const std::string& thread, const std::string& what) {
-  INFO(r.err);
+void check_misuse(const std::string& name, const std::string& thread, const std::string& what) {
+  const child_result r = in_child(name);
+  INFO(name << ":\n" << r.err);
   CHECK(r.status == 1);
   CHECK_THAT(r.err, Catch::Matchers::Contains(thread));
   CHECK_THAT(r.err, Catch::Matchers::Contains(what));
@@ -330,86 +441,38 @@ void check_misuse(const child_result& r, const std::string& thread, const std::s
 
 }  // namespace
 
+// Run only as a child of in_child() (hidden: the tag starts with a dot).
+TEST_CASE("cache misuse child", "[.cache_child]") {
+  const char* name = std::getenv("CACHE_TEST_CASE");
+  REQUIRE(name != nullptr);
+  for (const child_case& c : child_cases) {
+    if (std::string_view(name) == c.name) {
+      const int rc = pgas::run(test_job(c.threads), 0, nullptr, c.body);
+      std::fflush(stderr);
+      _exit(rc == 0 ? 0 : 100 + rc);
+    }
+  }
+  FAIL("no case " << name);
+}
+
 TEST_CASE("misuse: a cache used on another thread", "[cache][misuse]") {
-  static std::atomic<pgas::cache<int>*> shared{nullptr};
-  const child_result r = in_child(2, [] {
-    pgas::shared_array<int> A({8});
-    std::optional<pgas::cache<int>> c;
-    if (pgas::mythread() == 0) {
-      c.emplace(A);
-      shared.store(&*c);
-    }
-    pgas::barrier();
-    if (pgas::mythread() == 1) {
-      announce(__LINE__ + 1);
-      (void)shared.load()->read(0);
-    }
-    pgas::barrier();
-  });
-  check_misuse(r, "thread 1 of 2", "made on thread 0 at");
-  CHECK_THAT(r.err, Catch::Matchers::Contains("used on thread 1"));
+  check_misuse("wrong_thread", "thread 1 of 2", "made on thread 0 at");
+  check_misuse("wrong_thread", "thread 1 of 2", "used on thread 1");
 }
 
 TEST_CASE("misuse: a cache used across a barrier it did not see", "[cache][misuse]") {
-  const child_result r = in_child(2, [] {
-    pgas::shared_array<int> A({8});
-    pgas::barrier();
-    // Made on a thread the job did not start (whose synchronisation points are not thread 0's),
-    // then used on thread 0, which has passed barriers the cache never saw.
-    std::unique_ptr<pgas::cache<int>> c;
-    if (pgas::mythread() == 0) {
-      std::thread([&] { c = std::make_unique<pgas::cache<int>>(A); }).join();
-      announce(__LINE__ + 1);
-      (void)c->read(1);
-    }
-    pgas::barrier();
-  });
-  check_misuse(r, "thread 0 of 2", "used across a barrier it did not see");
+  check_misuse("unseen_barrier", "thread 0 of 2", "used across a barrier it did not see");
 }
 
 TEST_CASE("misuse: an index out of range", "[cache][misuse]") {
-  const child_result r = in_child(2, [] {
-    pgas::shared_array<int, 2> A({4, 5});
-    pgas::cache c(A);
-    if (pgas::mythread() == 1) {
-      announce(__LINE__ + 1);
-      c.write(1, 5, 3);
-    }
-    pgas::barrier();
-  });
-  check_misuse(r, "thread 1 of 2", "out of");
-  const child_result r2 = in_child(2, [] {
-    pgas::sptr<int> p = pgas::all_alloc(2, sizeof(int));
-    pgas::cache c(p, 2);
-    if (pgas::mythread() == 0) {
-      announce(__LINE__ + 1);
-      (void)c.read(2);
-    }
-    pgas::barrier();
-  });
-  check_misuse(r2, "thread 0 of 2", "index 2 outside the range [0, 2)");
+  check_misuse("array_index", "thread 1 of 2", "index (1, 5) is out of range");
+  check_misuse("range_index", "thread 0 of 2", "index 2 outside the range [0, 2)");
 }
 
-TEST_CASE("misuse: the capacity exceeded in one phase, and a capacity of 0", "[cache][misuse]") {
-  const child_result r = in_child(2, [] {
-    pgas::shared_array<int> A({256});    // block 1: thread 0's 128 ints are 8 lines
-    pgas::cache c(A, {.capacity = 32});  // 2 lines
-    if (pgas::mythread() == 1) {
-      (void)c.read(0);
-      (void)c.read(32);
-      c.flush();  // a flush empties it
-      (void)c.read(64);
-      (void)c.read(96);
-      announce(__LINE__ + 1);
-      (void)c.read(128);
-    }
-    pgas::barrier();
-  });
-  check_misuse(r, "thread 1 of 2", "capacity of 2 lines (32 elements) exceeded in one phase");
-  const child_result r2 = in_child(1, [] {
-    pgas::shared_array<int> A({8});
-    announce(__LINE__ + 1);
-    pgas::cache c(A, {.capacity = 0});
-  });
-  check_misuse(r2, "thread 0 of 1", "with capacity 0");
+TEST_CASE("misuse: the capacity exceeded in one phase, a capacity of 0, a tile of 0 lines",
+          "[cache][misuse]") {
+  check_misuse("capacity_exceeded", "thread 1 of 2",
+               "capacity of 2 lines (32 elements) exceeded in one phase");
+  check_misuse("capacity_zero", "thread 0 of 1", "with capacity 0");
+  check_misuse("tile_zero", "thread 0 of 1", "lines_per_iteration must be at least 1");
 }

@@ -51,7 +51,8 @@
 // previous one (pgas-trace's cache rows), and every line fetched and every run of consecutive
 // dirty elements written back is traced as a cache access (read or write) with its bytes and
 // owner, at the call site of the read or write that fetched it and of the flush (or, for a
-// write-back at a synchronisation point, the cache's construction).
+// write-back at a synchronisation point, the cache's construction). Own elements are traced as
+// element accesses, as A(i, j) is.
 //
 // Cost. A hit is a thread check, a bounds check, the element's address (as A(i, j) computes
 // it), a test for the own part, and one compare in an open-addressed table of at least twice
@@ -81,8 +82,11 @@
 //     owner writes a neighbouring element adds no data race the program did not have.
 //   * Thread safety: none needed — a cache is used only by the thread that made it (checked).
 //     It is neither copyable nor movable (its thread's synchronisation points refer to it);
-//     hold it in a std::optional or std::unique_ptr to make it later. Destroy it before the
-//     array it caches (declare it after). The destructor writes back what is dirty.
+//     hold it in a std::optional or std::unique_ptr to make it later, passing
+//     std::source_location::current() as the last argument (emplace and make_unique would
+//     otherwise lend their own line to the messages that name where the cache was made).
+//     Destroy it before the array it caches (declare it after). The destructor writes back what
+//     is dirty.
 #pragma once
 
 #include <pgas/detail/export.hpp>
@@ -101,6 +105,7 @@
 #include <pgas/detail/identity.hpp>
 #include <pgas/detail/shared_array_impl.hpp>
 #include <pgas/detail/sync_listener.hpp>
+#include <pgas/detail/trace_hook.hpp>
 #include <pgas/shared_array.hpp>
 #include <pgas/sptr.hpp>
 
@@ -357,7 +362,10 @@ class cache_base<T, Rank, Block, std::index_sequence<D...>> {
   /// seen, the capacity exhausted.
   [[gnu::always_inline]] T read(cache_index<D>... i) {
     const T* const e = locate(i...);
-    if (core_.own(e)) return cache_load(e);
+    if (core_.own(e)) {
+      trace_element(e);
+      return cache_load(e);
+    }
     const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(e);
     const std::uintptr_t key = a & line_of::mask;
     const std::size_t line = core_.line_for(key, first_where(i...));
@@ -372,6 +380,7 @@ class cache_base<T, Rank, Block, std::index_sequence<D...>> {
   [[gnu::always_inline]] void write(cache_index<D>... i, const T& v) {
     T* const e = locate(i...);
     if (core_.own(e)) {
+      trace_element(e);
       if (core_.arbitrated()) [[unlikely]]
         core_.claim_own(e, &v, first_where(i...));
       else

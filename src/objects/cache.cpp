@@ -295,7 +295,8 @@ void cache_core::drop(const std::source_location& where) {
     slots_[line_slots_[line]] = slot{};
   lines_used_ = 0;
   ++flushes_;
-  if (trace_on) {
+  if (trace_on && (hits_ != reported_hits_ || misses_ != reported_misses_ ||
+                   written_back_ != reported_written_)) {
     trace_cache(obj_.first, hits_ - reported_hits_, misses_ - reported_misses_,
                 written_back_ - reported_written_, where);
   }

@@ -16,12 +16,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include <pgas/alloc.hpp>
 #include <pgas/cache.hpp>
@@ -266,6 +269,63 @@ TEST_CASE("tiled_for keeps each tile under the capacity and flushes between tile
     });
     check_no_failures(f);
   }
+}
+
+TEST_CASE("under tracing, fills, write-backs and each flush's counts reach the trace",
+          "[cache][trace]") {
+  const std::string file = "cache_test." + std::to_string(getpid()) + ".trace";
+  REQUIRE(setenv("PGAS_TRACE", file.c_str(), 1) == 0);
+  failures f;
+  pgas::run(test_job(2), 0, nullptr, [&] {
+    pgas::shared_array<int> A({64});  // block 1: thread 1's 32 ints are two 64-byte lines
+    pgas::barrier();
+    if (pgas::mythread() == 0) {
+      pgas::cache c(A, {.capacity = 64});
+      int sum = 0;
+      for (int i = 1; i < 64; i += 2)
+        sum += c.read(i);  // 2 misses, 30 hits
+      for (int i : {1, 3, 5})
+        c.write(i, i);  // 3 hits, one run of 12 bytes
+      EXPECT(f, sum == 0, sum);
+      pgas::barrier();
+    } else {
+      pgas::barrier();
+    }
+  });
+  unsetenv("PGAS_TRACE");
+  check_no_failures(f);
+  std::ifstream in(file);
+  REQUIRE(in.good());
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  std::remove(file.c_str());
+  std::uint64_t hits = 0, misses = 0, written = 0;
+  for (const auto& c : doc.at("cache")) {
+    CHECK(c.at("thread") == 0);
+    hits += c.at("hits").get<std::uint64_t>();
+    misses += c.at("misses").get<std::uint64_t>();
+    written += c.at("written_back").get<std::uint64_t>();
+  }
+  CHECK(hits == 33);
+  CHECK(misses == 2);
+  CHECK(written == 12);
+  std::uint64_t read_calls = 0, read_bytes = 0, write_calls = 0, write_bytes = 0;
+  for (const auto& a : doc.at("accesses")) {
+    if (a.at("kind") != "cache") continue;
+    CHECK(a.at("from") == 0);
+    CHECK(a.at("to") == 1);
+    if (a.at("dir") == "read") {
+      read_calls += a.at("calls").get<std::uint64_t>();
+      read_bytes += a.at("bytes").get<std::uint64_t>();
+    } else {
+      CHECK(a.at("dir") == "write");
+      write_calls += a.at("calls").get<std::uint64_t>();
+      write_bytes += a.at("bytes").get<std::uint64_t>();
+    }
+  }
+  CHECK(read_calls == 2);
+  CHECK(read_bytes == 128);
+  CHECK(write_calls == 1);
+  CHECK(write_bytes == 12);
 }
 
 // Misuse ends the job: each case runs its job in a child process — this program again,

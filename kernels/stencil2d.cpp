@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -255,6 +256,45 @@ void naive_sweep(const grid& in, const grid& out, const band& b, std::size_t n) 
   }
 }
 
+// A point of a row read through the software cache (cached): *p is c.read(i, j), ++ moves
+// along the row; another thread's point comes from the copy of its line, fetched once per
+// sweep, the calling thread's from its memory.
+struct cached_point {
+  pgas::cache<double, 2>* c;
+  std::size_t i, j;
+  double operator*() const { return c->read(i, j); }
+  cached_point& operator++() {
+    ++j;
+    return *this;
+  }
+  friend cached_point operator+(cached_point p, std::ptrdiff_t k) {
+    p.j += static_cast<std::size_t>(k);
+    return p;
+  }
+};
+
+// cached: the rows whose neighbours are all this thread's through plain pointers, the first
+// and last (a neighbour row another thread's) through the cache over `in`.
+template <int Points>
+void cached_sweep(const grid& in, const grid& out, pgas::cache<double, 2>& c, const band& b,
+                  std::size_t n) {
+  const double* const from = in.local_part().data();  // row r at (r - b.lo) * n
+  double* const to = out.local_part().data();
+  for (std::size_t i = b.first; i < b.last; ++i) {
+    double* const o = to + (i - b.lo) * n + 1;
+    if (i == b.lo || i + 1 == b.hi) {
+      stencil_row<Points>(neighbours_of<Points>(i,
+                                                [&](std::size_t r) {
+                                                  return cached_point{&c, r, 0};
+                                                }),
+                          o, n);
+    } else {
+      stencil_row<Points>(
+          neighbours_of<Points>(i, [&](std::size_t r) { return from + (r - b.lo) * n; }), o, n);
+    }
+  }
+}
+
 int job(const pk::kernel_args& a, int points) {
   const std::size_t n = a.size;
   const int me = pgas::mythread();
@@ -274,6 +314,21 @@ int job(const pk::kernel_args& a, int points) {
     run = [&] {
       with_points(points, [&]<int P>() {
         sweeps(in, out, [&](const grid& from, const grid& to) { naive_sweep<P>(from, to, b, n); });
+      });
+    };
+  }
+  // One cache per grid, each holding the two ghost rows a sweep reads from it (a row of n
+  // elements spans at most n / line_elements + 2 lines).
+  std::optional<pgas::cache<double, 2>> c0, c1;
+  if (a.variant == "cached") {
+    const pgas::cache_options opts{.capacity = 2 * (n + 2 * pgas::cache<double, 2>::line_elements)};
+    c0.emplace(g0, opts, std::source_location::current());
+    c1.emplace(g1, opts, std::source_location::current());
+    run = [&] {
+      with_points(points, [&]<int P>() {
+        sweeps(in, out, [&](const grid& from, const grid& to) {
+          cached_sweep<P>(from, to, &from == &g0 ? *c0 : *c1, b, n);
+        });
       });
     };
   }

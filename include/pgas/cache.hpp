@@ -69,7 +69,8 @@
 //   * Errors (pgas/error.hpp), always checked, named with the thread, file and line of the
 //     call: an index outside the array's extents (or outside [0, n) of a range); a read,
 //     write or flush on a thread other than the one that made the cache; a cache used after a
-//     barrier it did not see (its thread's barrier count moved without it); fetching more lines
+//     barrier it did not see (its thread's barrier count moved without it: checked where it
+//     fetches a line, flushes, or claims an own element); fetching more lines
 //     in one phase than the capacity holds; a capacity of 0; a null or empty range. Outside a
 //     job no cache can be made (there is no shared object): the constructor throws
 //     pgas::usage_error.
@@ -79,7 +80,8 @@
 //     relaxed writes would be: after a barrier every thread sees them. flush() alone is not a
 //     fence. Every shared access the cache makes (fills, write-backs, own reads and writes) is
 //     a relaxed atomic access for element sizes 1, 2, 4 and 8, so a line fetched while its
-//     owner writes a neighbouring element adds no data race the program did not have.
+//     owner writes a neighbouring element through its own cache, or while another thread's
+//     write-back lands in it, adds no data race the program did not have.
 //   * Thread safety: none needed — a cache is used only by the thread that made it (checked).
 //     It is neither copyable nor movable (its thread's synchronisation points refer to it);
 //     hold it in a std::optional or std::unique_ptr to make it later, passing

@@ -1,9 +1,9 @@
 // Unit tests of pgas/cache.hpp: exact hit and miss counts on a known pattern, visibility of
 // cached writes after a barrier, no stale read after one, write-back at fence, lock, unlock and
-// flush(), the three winner policies with every thread writing one element (and a loser's or
-// winner's early flush in the same phase), N-D arrays and pointer ranges, the tiling helper
-// staying under the capacity, and each misuse with its message (in a child process, since
-// misuse inside a job ends the process).
+// flush(), the three winner policies with every thread writing one element of an array and of
+// a range (and a loser's or winner's early flush in the same phase), N-D arrays and pointer ranges,
+// the tiling helper staying under the capacity, and each misuse with its message (in a child
+// process, since misuse inside a job ends the process).
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -117,8 +117,8 @@ TEST_CASE("cached writes are written back at the barrier and no read is stale af
   }
 }
 
-TEST_CASE("a cache writes back at fence, lock, unlock and flush()", "[cache]") {
-  for (const char* how : {"fence", "lock", "unlock", "flush"}) {
+TEST_CASE("a cache writes back at notify, fence, lock, unlock and flush()", "[cache]") {
+  for (const char* how : {"notify", "fence", "lock", "unlock", "flush"}) {
     failures f;
     static std::atomic<int> done{0};
     done.store(0);
@@ -130,7 +130,9 @@ TEST_CASE("a cache writes back at fence, lock, unlock and flush()", "[cache]") {
         c.write(0, 42);
         c.write(2, 43);
         const std::string h = how;
-        if (h == "fence") {
+        if (h == "notify") {
+          pgas::notify();  // written back before the arrival
+        } else if (h == "fence") {
           pgas::fence();
         } else if (h == "lock") {
           l.lock();  // written back once held
@@ -144,10 +146,15 @@ TEST_CASE("a cache writes back at fence, lock, unlock and flush()", "[cache]") {
         EXPECT(f, c.stats().flushes >= 1, how);
         done.store(1, std::memory_order_release);
         if (h == "lock") l.unlock();
+        if (h == "notify") pgas::wait();
       } else {
         EXPECT(f, wait_for(done, 1), how << ": thread 1 never signalled");
         EXPECT(f, A[0] == 42 && A[2] == 43, how << ": " << A[0] << " " << A[2]);
         if (std::string(how) == "unlock") EXPECT(f, A[4] == 44, A[4]);
+        if (std::string(how) == "notify") {
+          pgas::notify();
+          pgas::wait();
+        }
       }
       pgas::barrier();
       pgas::all_lock_free(l);
@@ -164,28 +171,37 @@ TEST_CASE("winner policies: several threads write one element in one phase", "[c
       pgas::run(test_job(n), 0, nullptr, [&] {
         const int me = pgas::mythread();
         pgas::shared_array<int> A({static_cast<std::size_t>(4 * n)});  // block 1
-        pgas::cache c(A, {.capacity = 64, .winner = w});
-        for (int round = 0; round < 6; ++round) {
-          // Element 1 (thread 1's) and element 0 (thread 0's: its owner writes it directly).
-          for (int e : {0, 1})
-            c.write(e, 100 * round + 10 * e + me);
-          // A loser (under lowest) or the winner (under highest) writes back early, in the same
-          // phase: the phase's winner must not depend on it.
-          if (round % 2 == 1 && me == n - 1) c.flush();
-          if (round % 3 == 2 && me == 0) pgas::fence();
-          pgas::barrier();
-          for (int e : {0, 1}) {
-            const int v = A[e];
-            const int base = 100 * round + 10 * e;
-            if (w == cache_winner::lowest_thread)
-              EXPECT(f, v == base, "round " << round << " e " << e << ": " << v);
-            else if (w == cache_winner::highest_thread)
-              EXPECT(f, v == base + n - 1, "round " << round << " e " << e << ": " << v);
-            else
-              EXPECT(f, v >= base && v < base + n, "round " << round << " e " << e << ": " << v);
+        // A range too: [p + 1, p + 2n) of blocks of 2, whose element 2 is p[3], on thread 1.
+        const pgas::shared_alloc a = pgas::all_alloc(static_cast<std::size_t>(n), 2 * sizeof(int));
+        const pgas::sptr<int, 2> p = a;
+        {
+          pgas::cache c(A, {.capacity = 64, .winner = w});
+          pgas::cache r(p + 1, static_cast<std::size_t>(2 * n - 1), {.capacity = 16, .winner = w});
+          for (int round = 0; round < 6; ++round) {
+            // Element 1 (thread 1's) and element 0 (thread 0's: its owner writes it directly).
+            for (int e : {0, 1})
+              c.write(e, 100 * round + 10 * e + me);
+            r.write(2, 100 * round + 50 + me);
+            // A loser (under lowest) or the winner (under highest) writes back early, in the same
+            // phase: the phase's winner must not depend on it.
+            if (round % 2 == 1 && me == n - 1) c.flush();
+            if (round % 3 == 2 && me == 0) pgas::fence();
+            pgas::barrier();
+            // Thread t wrote base + t: the winner's value, or any writer's.
+            const auto check = [&](int v, int base, const char* what) {
+              const int want = w == cache_winner::lowest_thread ? base : base + n - 1;
+              if (w == cache_winner::any)
+                EXPECT(f, v >= base && v < base + n, "round " << round << " " << what << ": " << v);
+              else
+                EXPECT(f, v == want, "round " << round << " " << what << ": " << v);
+            };
+            check(A[0], 100 * round, "A[0]");
+            check(A[1], 100 * round + 10, "A[1]");
+            check(p[3], 100 * round + 50, "p[3]");
+            pgas::barrier();
           }
-          pgas::barrier();
         }
+        pgas::all_free(a);
       });
       INFO("winner " << static_cast<int>(w) << ", " << n << " threads");
       check_no_failures(f);

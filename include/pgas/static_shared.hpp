@@ -190,8 +190,8 @@ class static_array_base<T, Rank, Block, std::index_sequence<D...>>
   array_type* operator->() const { return &get(); }
 
   /// Element (i, j, …), A[i], &A[i]…: as the array's (checked builds name the caller's line).
-  T& operator()(index_of<D>... i) const { return get()(i...); }
-  T& operator[](index_arg i) const requires(Rank == 1) { return get()[i]; }
+  [[gnu::always_inline]] T& operator()(index_of<D>... i) const { return get()(i...); }
+  [[gnu::always_inline]] T& operator[](index_arg i) const requires(Rank == 1) { return get()[i]; }
   pointer ptr(index_of<D>... i) const { return get().ptr(i...); }
   pointer begin_ptr() const { return get().begin_ptr(); }
   /// UPC's array-to-pointer conversion: a one-dimensional array used where a pointer-to-shared
@@ -339,66 +339,75 @@ class static_scalar final
     detail::trace_element(address());
     *address() = v;
   }
-  const static_scalar& operator=(const T& v) const {
+  [[gnu::always_inline]] const static_scalar& operator=(const T& v) const {
     store(v);
     return *this;
   }
-  operator T() const { return load(); }
+  [[gnu::always_inline]] operator T() const { return load(); }
   /// A shared pointer-to-shared (UPC's `shared void *shared p`, a static_scalar<sptr<T>>) read
   /// as UPC reads it: `if (p)`, `!p`, and passed where its pointer converts (upc_free(p) takes
   /// a sptr<const void>). Relaxed loads; pgas::strict(p) gives the same strictly.
-  explicit operator bool() const requires requires(const T& t) { static_cast<bool>(t); }
+  [[gnu::always_inline]] explicit operator bool() const requires requires(const T& t) {
+    static_cast<bool>(t);
+  }
   { return static_cast<bool>(load()); }
-  bool operator!() const requires requires(const T& t) { static_cast<bool>(t); }
+  [[gnu::always_inline]] bool operator!() const requires requires(const T& t) {
+    static_cast<bool>(t);
+  }
   { return !static_cast<bool>(load()); }
   template <class U>
   requires(detail::is_sptr<T>::value && !std::same_as<U, T> && std::convertible_to<T, U>)
-  operator U() const {
+      [[gnu::always_inline]]
+      operator U() const {
     return load();
   }
   /// UPC's compound assignments and increments on the shared scalar (`x += v`, `++x`, `x--`):
   /// relaxed read-modify-writes of thread 0's element, not atomic (use a lock or
   /// pgas/atomic.hpp when threads update it together).
   template <class U>
-  const static_scalar& operator+=(const U& v) const requires requires(T& t, const U& u) {
+  [[gnu::always_inline]] const static_scalar& operator+=(const U& v) const requires
+      requires(T& t, const U& u) {
     t += u;
   }
   {
-    *address() += v;
+    **this += v;
     return *this;
   }
   template <class U>
-  const static_scalar& operator-=(const U& v) const requires requires(T& t, const U& u) {
+  [[gnu::always_inline]] const static_scalar& operator-=(const U& v) const requires
+      requires(T& t, const U& u) {
     t -= u;
   }
   {
-    *address() -= v;
+    **this -= v;
     return *this;
   }
   template <class U>
-  const static_scalar& operator*=(const U& v) const requires requires(T& t, const U& u) {
+  [[gnu::always_inline]] const static_scalar& operator*=(const U& v) const requires
+      requires(T& t, const U& u) {
     t *= u;
   }
   {
-    *address() *= v;
+    **this *= v;
     return *this;
   }
   template <class U>
-  const static_scalar& operator/=(const U& v) const requires requires(T& t, const U& u) {
+  [[gnu::always_inline]] const static_scalar& operator/=(const U& v) const requires
+      requires(T& t, const U& u) {
     t /= u;
   }
   {
-    *address() /= v;
+    **this /= v;
     return *this;
   }
-  T& operator++() const requires requires(T& t) { ++t; }
-  { return ++*address(); }
-  T& operator--() const requires requires(T& t) { --t; }
-  { return --*address(); }
-  T operator++(int) const requires requires(T& t) { t++; }
-  { return (*address())++; }
-  T operator--(int) const requires requires(T& t) { t--; }
-  { return (*address())--; }
+  [[gnu::always_inline]] T& operator++() const requires requires(T& t) { ++t; }
+  { return ++**this; }
+  [[gnu::always_inline]] T& operator--() const requires requires(T& t) { --t; }
+  { return --**this; }
+  [[gnu::always_inline]] T operator++(int) const requires requires(T& t) { t++; }
+  { return (**this)++; }
+  [[gnu::always_inline]] T operator--(int) const requires requires(T& t) { t--; }
+  { return (**this)--; }
   /// UPC `&x`: a pointer-to-shared to thread 0's element.
   sptr<T> ptr() const { return sptr<T>(base::get().begin_ptr()); }
   /// UPC `&x`, as written in a port: the same pointer as ptr() (std::addressof gives the

@@ -62,6 +62,24 @@ Dwfl* open_session() {
   return s;
 }
 
+// The innermost DW_TAG_inlined_subroutine under `parent` whose code holds `pc`, into `out`;
+// false when there is none. Every child is searched, not only the scopes holding pc: a
+// function may be nested in one whose range it is outside of.
+bool innermost_inlined(Dwarf_Die* parent, Dwarf_Addr pc, Dwarf_Die* out) {
+  Dwarf_Die child;
+  if (dwarf_child(parent, &child) != 0) return false;
+  do {
+    if (dwarf_tag(&child) == DW_TAG_inlined_subroutine) {
+      if (dwarf_haspc(&child, pc) != 1) continue;
+      *out = child;
+      innermost_inlined(&child, pc, out);
+      return true;
+    }
+    if (dwarf_haschildren(&child) == 1 && innermost_inlined(&child, pc, out)) return true;
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
 // The call sites of the inlined functions whose code holds `pc` (module address), innermost
 // first: each DW_TAG_inlined_subroutine scope's DW_AT_call_file and DW_AT_call_line. The
 // innermost scope comes from dwarf_getscopes; its concrete chain of containing scopes (every
@@ -74,19 +92,24 @@ std::vector<source_line_site> inline_sites(Dwfl_Module* module, Dwarf_Addr pc) {
   if (cu == nullptr) return sites;
   Dwarf_Die* scopes = nullptr;
   int n = dwarf_getscopes(cu, pc - bias, &scopes);
+  Dwarf_Die innermost;
   if (n <= 0) {
+    // dwarf_getscopes descends only into scopes whose range holds pc, and without
+    // optimisation GCC nests a lambda's operator() inside the enclosing function's
+    // DW_TAG_subprogram, outside that function's range: search the whole unit then.
     std::free(scopes);
-    return sites;
+    if (!innermost_inlined(cu, pc - bias, &innermost)) return sites;
+  } else {
+    // dwarf_getscopes_die walks the unit from its start (milliseconds in a large one): only
+    // for an address in inlined code.
+    bool inlined = false;
+    for (int i = 0; i < n && !inlined; ++i)
+      inlined = dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine;
+    innermost = scopes[0];
+    std::free(scopes);
+    if (!inlined) return sites;
   }
-  // dwarf_getscopes_die walks the unit from its start (milliseconds in a large one): only for
-  // an address in inlined code.
-  bool inlined = false;
-  for (int i = 0; i < n && !inlined; ++i)
-    inlined = dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine;
-  Dwarf_Die innermost = scopes[0];
-  std::free(scopes);
   scopes = nullptr;
-  if (!inlined) return sites;
   n = dwarf_getscopes_die(&innermost, &scopes);
   Dwarf_Files* files = nullptr;
   std::size_t nfiles = 0;

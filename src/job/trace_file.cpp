@@ -157,17 +157,27 @@ std::string trace_file_text(const job& j, const trace_snapshot& s, std::size_t m
   nlohmann::json accesses = nlohmann::json::array();
   std::uint64_t total_calls = 0, total_bytes = 0;
   for (int from = 0; from < j.threads; ++from) {
+    // Several code addresses may be one source line (two accesses on a line, an unrolled
+    // loop): their counts are summed into the line's one row per key.
+    std::map<std::tuple<int, std::int32_t, std::int32_t, trace_kind>, trace_entry> rows;
     for (const trace_entry& e : s.entries[static_cast<std::size_t>(from)]) {
-      const int site = site_of(e.site, e.site_line, e.function);
+      trace_entry& row = rows[{site_of(e.site, e.site_line, e.function), e.array, e.to, e.kind}];
+      for (int d = 0; d < trace_dirs; ++d) {
+        row.calls[d] += e.calls[d];
+        row.bytes[d] += e.bytes[d];
+      }
+    }
+    for (const auto& [key, e] : rows) {
+      const auto& [site, array, to, kind] = key;
       for (int d = 0; d < trace_dirs; ++d) {
         if (e.calls[d] == 0) continue;
         accesses.push_back({{"site", site},
-                            {"array", e.array},
-                            {"kind", kind_names[static_cast<int>(e.kind)]},
+                            {"array", array},
+                            {"kind", kind_names[static_cast<int>(kind)]},
                             {"dir", dir_names[d]},
                             {"from", from},
-                            {"to", e.to},
-                            {"class", class_of(j, from, e.to)},
+                            {"to", to},
+                            {"class", class_of(j, from, to)},
                             {"calls", e.calls[d]},
                             {"bytes", e.bytes[d]}});
         total_calls += e.calls[d];

@@ -174,6 +174,7 @@ std::string scaling_tables(const summary& s) {
       head.push_back(std::to_string(t));
     rows.push_back(head);
     for (const std::string& v : s.parallel_variants()) {
+      if (!kernel_has_variant(k, v)) continue;  // cc has no tables row, matmul no cached row
       std::vector<std::string> row = {v};
       for (int t : s.threads()) {
         const cell* c = s.find(k, v, t);

@@ -9,6 +9,7 @@
 // field; the tool reports it as a usage error.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -26,9 +27,22 @@ using json = nlohmann::ordered_json;
 /// The kernels and variants of the kernel contract (kernels/harness.hpp), in table order.
 /// Variant "c" is the plain C baseline beside each kernel (kernels/plain/), which seq is
 /// checked against.
-inline const std::vector<std::string> known_kernels = {"matmul", "sobel", "randomaccess"};
-inline const std::vector<std::string> known_variants = {"c",      "seq",  "naive", "privatized",
-                                                        "tables", "auto", "openmp"};
+inline const std::vector<std::string> known_kernels = {"matmul", "sobel", "randomaccess", "cc",
+                                                       "stencil2d"};
+inline const std::vector<std::string> known_variants = {
+    "c", "seq", "naive", "privatized", "tables", "auto", "cached", "coalesced", "openmp"};
+
+/// True when `kernel` has `variant`: cc and stencil2d (the software cache and coalescing
+/// schedules) run c, seq, naive, cached, coalesced and openmp; the other known kernels every
+/// variant but cached and coalesced; a kernel this driver does not know, any.
+inline bool kernel_has_variant(const std::string& kernel, const std::string& variant) {
+  const bool cache_kernel = kernel == "cc" || kernel == "stencil2d";
+  if (variant == "cached" || variant == "coalesced")
+    return cache_kernel ||
+           std::find(known_kernels.begin(), known_kernels.end(), kernel) == known_kernels.end();
+  if (variant == "privatized" || variant == "tables" || variant == "auto") return !cache_kernel;
+  return true;
+}
 
 /// True for the variants that run at 1 thread only: seq and the plain C baseline.
 inline bool sequential_variant(const std::string& variant) {

@@ -56,6 +56,7 @@ PUBLIC = {
     "alloc.hpp": "objects",
     "atomic.hpp": "objects",
     "cache.hpp": "objects",
+    "coalesce.hpp": "objects",
     "detail/atomic_apply.hpp": "objects",
     "sptr.hpp": "objects",
     "bulk.hpp": "objects",

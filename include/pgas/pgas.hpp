@@ -23,6 +23,7 @@
 #include <pgas/bulk.hpp>
 #include <pgas/cache.hpp>
 #include <pgas/castable.hpp>
+#include <pgas/coalesce.hpp>
 #include <pgas/collectives.hpp>
 #include <pgas/config.hpp>
 #include <pgas/error.hpp>

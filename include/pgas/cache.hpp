@@ -54,12 +54,14 @@
 // write-back at a synchronisation point, the cache's construction). Own elements are traced as
 // element accesses, as A(i, j) is.
 //
-// Cost. A hit is a thread check, a bounds check, the element's address (as A(i, j) computes
-// it), a test for the own part, and one compare in an open-addressed table of at least twice
-// the capacity in lines, indexed by the line number (plus a multiple of the owner's number),
-// so that a thread's consecutive lines take consecutive slots; own elements stop at the
-// fourth step. A miss probes on, copies at most 64 bytes and records the line. Memory: the
-// capacity's lines (64 bytes each), 16 bytes per table slot and 16 per line.
+// Cost. An own element of an array whose part on the thread is one run of indices ([*],
+// indefinite, a block of rows) costs a thread check, a bounds check and a compare of its
+// linear index; other own elements also compute the address (as A(i, j) does) and test it.
+// A hit is that, then one compare in an open-addressed table of 1.5 to 3 times the capacity
+// in lines, indexed by the line number (plus a multiple of the owner's number), so that a
+// thread's consecutive lines take consecutive slots; each slot's copy has a fixed place, so
+// the key and the copy load together. A miss probes on, copies at most 64 bytes and records
+// the line. Memory: 80 bytes per slot (the copy, the key, the dirty bits), 8 per line.
 //
 // Contract.
 //   * Collective: the constructor and the destructor when the winner is a priority
@@ -184,10 +186,6 @@ struct cache_line_of {
 // the copies, the dirty masks, the statistics, the claim words, the sync listener.
 class PGAS_API cache_core final : public sync_listener {
  public:
-  struct slot {
-    std::uintptr_t key = 0;  // the line's owner address (aligned); 0: empty
-    std::size_t line = 0;    // index of its copy in the line storage
-  };
   // What the typed cache tells the core about the object.
   struct object {
     std::size_t element_bytes;
@@ -217,30 +215,33 @@ class PGAS_API cache_core final : public sync_listener {
                                     slot_mask_);
   }
 
-  // The copy of the line at `key`: a hit when the slot it hashes to holds it, else the probe
-  // and, on a miss, the fetch (out of line).
-  [[gnu::always_inline]] std::size_t line_for(std::uintptr_t key,
+  // The slot holding the line at `key`: a hit when the slot it hashes to holds it, else the
+  // probe and, on a miss, the fetch (out of line). A slot's copy sits at a fixed place in the
+  // storage, so the copy's load does not wait for the key's.
+  [[gnu::always_inline]] std::size_t slot_for(std::uintptr_t key,
                                               const std::source_location& where) {
-    const slot& s = slots_[slot_index(key)];
-    if (s.key == key) [[likely]] {
+    const std::size_t s = slot_index(key);
+    if (keys_[s] == key) [[likely]] {
       ++hits_;
-      return s.line;
+      return s;
     }
     return find_or_fetch(key, where);
   }
   [[gnu::always_inline]] bool own(const void* e) const noexcept {
     return reinterpret_cast<std::uintptr_t>(e) - own_lo_ < own_bytes_;
   }
-  [[gnu::always_inline]] char* line_data(std::size_t line) const noexcept {
-    return storage_ + line * line_bytes_;
+  // The copy of the line in slot s (Bytes: the line size).
+  template <std::size_t Bytes>
+  [[gnu::always_inline]] char* copy_of(std::size_t s) const noexcept {
+    return storage_ + s * Bytes;
   }
-  [[gnu::always_inline]] void mark_dirty(std::size_t line, std::size_t element) noexcept {
-    dirty_[line] |= std::uint64_t{1} << element;
+  [[gnu::always_inline]] void mark_dirty(std::size_t s, std::size_t element) noexcept {
+    dirty_[s] |= std::uint64_t{1} << element;
   }
   [[gnu::always_inline]] int thread() const noexcept { return thread_; }
   [[gnu::always_inline]] bool arbitrated() const noexcept { return winner_ != cache_winner::any; }
 
-  // The line holding `key`, fetched when not held (a miss; a hit further along the probe is
+  // The slot holding `key`, fetched when not held (a miss; a hit further along the probe is
   // counted as a hit). Misuse when the capacity is exhausted or the cache is misused.
   std::size_t find_or_fetch(std::uintptr_t key, const std::source_location& where);
   // Under a priority winner, the calling thread's write of its own element: claimed and stored.
@@ -263,15 +264,17 @@ class PGAS_API cache_core final : public sync_listener {
   bool claim_store(char* element, const char* value, std::uint64_t epoch);
   std::uint64_t phase_epoch(bool closing_barrier) const noexcept;
 
+  char* line_data(std::size_t s) const noexcept { return storage_ + s * line_bytes_; }
+
   // Hot: read by every access.
-  slot* slots_ = nullptr;
+  std::uintptr_t* keys_ = nullptr;  // each slot's line address (aligned); 0: empty
   std::size_t slot_mask_ = 0;
   unsigned segment_shift_ = 63;
   std::uintptr_t own_lo_ = 0;
   std::uintptr_t own_bytes_ = 0;
-  char* storage_ = nullptr;
+  char* storage_ = nullptr;  // slot s's copy at s * line_bytes_
   std::size_t line_bytes_ = 0;
-  std::uint64_t* dirty_ = nullptr;
+  std::uint64_t* dirty_ = nullptr;  // per slot, a bit per element
   std::uint64_t hits_ = 0;
   int thread_ = 0;
   cache_winner winner_ = cache_winner::any;
@@ -280,10 +283,10 @@ class PGAS_API cache_core final : public sync_listener {
   std::size_t slot_count_ = 0;
   std::size_t lines_max_ = 0;
   std::size_t lines_used_ = 0;
-  std::vector<slot> slot_storage_;
+  std::vector<std::uintptr_t> key_storage_;
   std::vector<char> line_storage_;
   std::vector<std::uint64_t> dirty_storage_;
-  std::vector<std::size_t> line_slots_;  // each used line's slot, to empty the table
+  std::vector<std::size_t> used_slots_;  // the slots filled this phase, in order
   std::uint64_t misses_ = 0;
   std::uint64_t written_back_ = 0;
   std::uint64_t flushes_ = 0;
@@ -342,6 +345,14 @@ class cache_base<T, Rank, Block, std::index_sequence<D...>> {
       : array_(&a), core_(array_object(a), opts, where) {
     for (std::size_t d = 0; d < Rank; ++d)
       extents_[d] = a.extent(d);
+    std::size_t chunks = 0;
+    for (const index_chunk& c : a.my_chunks()) {
+      if (++chunks > 1) break;
+      own_part_ = a.local_part().data() + c.offset;
+      own_first_ = c.begin;
+      own_count_ = c.size();
+    }
+    if (chunks > 1) own_count_ = 0;  // several runs: the address tells
   }
 
   /// Makes the calling thread's cache over the n elements [p, p + n) of a pointer-to-shared
@@ -363,16 +374,22 @@ class cache_base<T, Rank, Block, std::index_sequence<D...>> {
   /// thread's from its memory. Misuse: an index out of range, another thread, a barrier not
   /// seen, the capacity exhausted.
   [[gnu::always_inline]] T read(cache_index<D>... i) {
-    const T* const e = locate(i...);
+    check(i...);
+    if (T* const e = own_run(i.value...)) {
+      trace_element(e);
+      return cache_load(e);
+    }
+    const T* const e = address(i.value...);
     if (core_.own(e)) {
       trace_element(e);
       return cache_load(e);
     }
     const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(e);
     const std::uintptr_t key = a & line_of::mask;
-    const std::size_t line = core_.line_for(key, first_where(i...));
+    const std::size_t s = core_.slot_for(key, first_where(i...));
     T v;
-    std::memcpy(static_cast<void*>(&v), core_.line_data(line) + (a - key), sizeof(T));
+    std::memcpy(static_cast<void*>(&v), core_.template copy_of<line_of::bytes>(s) + (a - key),
+                sizeof(T));
     return v;
   }
 
@@ -380,7 +397,9 @@ class cache_base<T, Rank, Block, std::index_sequence<D...>> {
   /// (the line is fetched first when not held); the calling thread's in its memory at once
   /// (claimed first under a priority winner). Misuse as read().
   [[gnu::always_inline]] void write(cache_index<D>... i, const T& v) {
-    T* const e = locate(i...);
+    check(i...);
+    T* e = own_run(i.value...);
+    if (e == nullptr) e = address(i.value...);
     if (core_.own(e)) {
       trace_element(e);
       if (core_.arbitrated()) [[unlikely]]
@@ -391,9 +410,9 @@ class cache_base<T, Rank, Block, std::index_sequence<D...>> {
     }
     const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(e);
     const std::uintptr_t key = a & line_of::mask;
-    const std::size_t line = core_.line_for(key, first_where(i...));
-    std::memcpy(core_.line_data(line) + (a - key), &v, sizeof(T));
-    core_.mark_dirty(line, (a - key) / sizeof(T));
+    const std::size_t s = core_.slot_for(key, first_where(i...));
+    std::memcpy(core_.template copy_of<line_of::bytes>(s) + (a - key), &v, sizeof(T));
+    core_.mark_dirty(s, (a - key) / sizeof(T));
   }
 
   /// Writes back the dirty elements now and drops every copy (what the next synchronisation
@@ -414,16 +433,30 @@ class cache_base<T, Rank, Block, std::index_sequence<D...>> {
     return std::get<0>(std::forward_as_tuple(i...)).where;
   }
 
-  // The checked address of element (i, j, …).
-  [[gnu::always_inline]] T* locate(const cache_index<D>&... i) const {
+  // Misuse when called on another thread than the cache's or with an index out of range.
+  [[gnu::always_inline]] void check(const cache_index<D>&... i) const {
     if (detail::tls_mythread != core_.thread()) [[unlikely]]
       core_.wrong_thread(first_where(i...));
     if (((i.value >= extents_[D]) || ...)) [[unlikely]]
       out_of_range(i...);
+  }
+
+  // The own fast path: the element when it lies in the calling thread's one run of linear
+  // indices (an array whose part on this thread is one chunk: [*], indefinite, blocks of
+  // rows), else null. A subtraction and a compare, before any address arithmetic.
+  [[gnu::always_inline]] T* own_run(decltype(D, std::size_t{})... i) const noexcept {
+    std::size_t l = 0;
+    ((l = l * extents_[D] + i), ...);
+    const std::size_t k = l - own_first_;
+    return k < own_count_ ? own_part_ + k : nullptr;
+  }
+
+  // The address of element (i, j, …) (checked).
+  [[gnu::always_inline]] T* address(decltype(D, std::size_t{})... i) const noexcept {
     if constexpr (Rank == 1) {
-      if (range_) return (p_ + static_cast<std::ptrdiff_t>((i.value + ...))).get();
+      if (range_) return (p_ + static_cast<std::ptrdiff_t>((i + ...))).get();
     }
-    return array_->address(i.value...);
+    return array_->address(i...);
   }
 
   [[noreturn, gnu::noinline]] void out_of_range(const cache_index<D>&... i) const {
@@ -497,6 +530,9 @@ class cache_base<T, Rank, Block, std::index_sequence<D...>> {
   }
 
   const shared_array<T, Rank, Block>* array_ = nullptr;
+  T* own_part_ = nullptr;  // the calling thread's one run of linear indices, if it has one
+  std::size_t own_first_ = 0;
+  std::size_t own_count_ = 0;
   bool range_ = false;
   sptr<T, Block> p_{};
   std::array<std::size_t, Rank> extents_{};

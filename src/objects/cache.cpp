@@ -101,14 +101,15 @@ cache_core::cache_core(object o, const cache_options& opts, const std::source_lo
   thread_ = mythread();
   const std::size_t per_line = obj_.line_bytes / obj_.element_bytes;
   lines_max_ = (opts.capacity + per_line - 1) / per_line;
-  slot_count_ = std::bit_ceil(std::max<std::size_t>(16, 2 * lines_max_));
+  // At most two thirds full, so that probes stay short.
+  slot_count_ = std::bit_ceil(std::max<std::size_t>(16, lines_max_ + lines_max_ / 2 + 1));
   slot_mask_ = slot_count_ - 1;
   segment_shift_ = geometry.shift;
-  slot_storage_.assign(slot_count_, slot{});
-  line_storage_.assign(lines_max_ * obj_.line_bytes, 0);
-  dirty_storage_.assign(lines_max_, 0);
-  line_slots_.assign(lines_max_, 0);
-  slots_ = slot_storage_.data();
+  key_storage_.assign(slot_count_, 0);
+  line_storage_.assign(slot_count_ * obj_.line_bytes, 0);
+  dirty_storage_.assign(slot_count_, 0);
+  used_slots_.assign(lines_max_, 0);
+  keys_ = key_storage_.data();
   storage_ = line_storage_.data();
   dirty_ = dirty_storage_.data();
   line_bytes_ = obj_.line_bytes;
@@ -170,10 +171,10 @@ void cache_core::range_error(std::size_t i, std::size_t n,
 std::size_t cache_core::find_or_fetch(std::uintptr_t key, const std::source_location& where) {
   check_use(where);
   std::size_t s = slot_index(key);
-  for (; slots_[s].key != 0; s = (s + 1) & slot_mask_) {
-    if (slots_[s].key == key) {
+  for (; keys_[s] != 0; s = (s + 1) & slot_mask_) {
+    if (keys_[s] == key) {
       ++hits_;
-      return slots_[s].line;
+      return s;
     }
   }
   if (lines_used_ == lines_max_) {
@@ -189,18 +190,25 @@ std::size_t cache_core::find_or_fetch(std::uintptr_t key, const std::source_loca
       (key - reinterpret_cast<std::uintptr_t>(geometry.base)) >> geometry.shift);
   const std::uintptr_t lo = std::max(key, obj_.lo[t]);
   const std::uintptr_t hi = std::min(key + obj_.line_bytes, obj_.hi[t]);
-  const std::size_t line = lines_used_++;
-  char* const copy = line_data(line);
+  used_slots_[lines_used_++] = s;
+  char* const copy = line_data(s);
   const std::size_t e = obj_.element_bytes;
-  for (std::uintptr_t a = lo; a < hi; a += e)
-    element_copy(copy + (a - key), reinterpret_cast<const char*>(a), e, obj_.atomic, false);
+  if (obj_.atomic && hi - lo == 64) {
+    // A whole line of elements of at most 8 bytes: eight relaxed 8-byte loads.
+    for (std::uintptr_t a = lo; a < hi; a += 8)
+      word_copy<std::uint64_t>(copy + (a - key), reinterpret_cast<const char*>(a), false);
+  } else {
+    for (std::uintptr_t a = lo; a < hi; a += e)
+      element_copy(copy + (a - key), reinterpret_cast<const char*>(a), e, obj_.atomic, false);
+  }
   ++misses_;
-  trace_access(trace_kind::cache, trace_dir::read, reinterpret_cast<const void*>(lo), hi - lo,
-               where);
-  slots_[s] = slot{key, line};
-  line_slots_[line] = s;
-  dirty_[line] = 0;
-  return line;
+  if (trace_on) {
+    trace_access(trace_kind::cache, trace_dir::read, reinterpret_cast<const void*>(lo), hi - lo,
+                 where);
+  }
+  keys_[s] = key;
+  dirty_[s] = 0;
+  return s;
 }
 
 std::uint64_t cache_core::phase_epoch(bool closing_barrier) const noexcept {
@@ -254,11 +262,12 @@ void cache_core::claim_own(void* element, const void* value, const std::source_l
 void cache_core::write_back(std::uint64_t epoch, const std::source_location& where) {
   const std::size_t e = obj_.element_bytes;
   run_tracer runs(where);
-  for (std::size_t line = 0; line < lines_used_; ++line) {
-    std::uint64_t d = dirty_[line];
+  for (std::size_t u = 0; u < lines_used_; ++u) {
+    const std::size_t s = used_slots_[u];
+    std::uint64_t d = dirty_[s];
     if (d == 0) continue;
-    const std::uintptr_t key = slots_[line_slots_[line]].key;
-    const char* const copy = line_data(line);
+    const std::uintptr_t key = keys_[s];
+    const char* const copy = line_data(s);
     while (d != 0) {
       const unsigned k = static_cast<unsigned>(std::countr_zero(d));
       d &= d - 1;
@@ -291,8 +300,8 @@ void cache_core::on_sync(sync_kind kind) {
 }
 
 void cache_core::drop(const std::source_location& where) {
-  for (std::size_t line = 0; line < lines_used_; ++line)
-    slots_[line_slots_[line]] = slot{};
+  for (std::size_t u = 0; u < lines_used_; ++u)
+    keys_[used_slots_[u]] = 0;
   lines_used_ = 0;
   ++flushes_;
   if (trace_on && (hits_ != reported_hits_ || misses_ != reported_misses_ ||

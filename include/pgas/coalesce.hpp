@@ -174,7 +174,7 @@ class PGAS_API schedule_core {
 
   // The inspector: records linear index k.
   [[gnu::always_inline]] void add(std::size_t k, bool write, const std::source_location& where) {
-    if (step_ != step::hinting) [[unlikely]]
+    if (step_ != step::hinting || tls_mythread != thread_) [[unlikely]]
       restart(where);
     (write ? writes_ : reads_).push_back(k);
     if (k < kmin_) kmin_ = k;
@@ -188,14 +188,13 @@ class PGAS_API schedule_core {
   void ensure_plan(locate_fn locate, const void* self, const std::source_location& where);
   // The step machine: start_download/finish_download/start_upload/finish_upload. A start
   // returns after planning; the typed side copies, then calls downloaded()/uploaded().
-  void begin_download(locate_fn locate, const void* self, const std::source_location& where);
+  // begin(): a start of step `which` (downloading or uploading); end(): its finish.
+  void begin(step which, locate_fn locate, const void* self, const std::source_location& where);
+  void end(step which, const std::source_location& where);
   void downloaded(const std::source_location& where);
-  void end_download(const std::source_location& where);
-  void begin_upload(locate_fn locate, const void* self, const std::source_location& where);
   // Sorts the dirty list into address order when it is not already.
   void order_dirty();
   void uploaded(const std::source_location& where);
-  void end_upload(const std::source_location& where);
   void clear(const std::source_location& where);
   // A get or put that missed the fast path: true when the hints are not planned yet (the
   // caller plans and tries again), else the misuse is reported.
@@ -336,7 +335,7 @@ class schedule_base<T, Rank, Block, std::index_sequence<D...>> {
   /// into the buffer, one pass per owner in address order (not those put and not uploaded
   /// since: a put is newer). Not collective. Misuse: another thread, a step open.
   void start_download(std::source_location where = std::source_location::current()) {
-    core_.begin_download(&locate, this, where);
+    core_.begin(core::step::downloading, &locate, this, where);
     T* const v = values();
     const bool keep_puts = !core_.dirty_.empty();
     for (const core::entry& e : core_.down()) {
@@ -347,7 +346,7 @@ class schedule_base<T, Rank, Block, std::index_sequence<D...>> {
   }
   /// Ends the download: get() may read other threads' elements. Misuse: no start_download().
   void finish_download(std::source_location where = std::source_location::current()) {
-    core_.end_download(where);
+    core_.end(core::step::downloading, where);
   }
 
   /// Element (i, j, …): another thread's from the buffer (downloaded, or put since the last
@@ -400,7 +399,7 @@ class schedule_base<T, Rank, Block, std::index_sequence<D...>> {
   /// Stores every dirty value to its owner, one pass per owner in address order, combined by
   /// the rule, and cleans them. Not collective, not a fence. Misuse: another thread, a step open.
   void start_upload(std::source_location where = std::source_location::current()) {
-    core_.begin_upload(&locate, this, where);
+    core_.begin(core::step::uploading, &locate, this, where);
     core_.order_dirty();
     const T* const v = values();
     const std::vector<core::entry>& up = core_.up();
@@ -412,7 +411,7 @@ class schedule_base<T, Rank, Block, std::index_sequence<D...>> {
   }
   /// Ends the upload. Misuse: no start_upload().
   void finish_upload(std::source_location where = std::source_location::current()) {
-    core_.end_upload(where);
+    core_.end(core::step::uploading, where);
   }
 
   /// Forgets the hints, the plan, the values and any puts not uploaded: the next hints make a

@@ -115,9 +115,11 @@ void schedule_core::step_error(const char* call, const std::source_location& whe
   misuse(fmt::format("{}: {} while {}", what_, call, why), where);
 }
 
-// A hint after a plan starts a new index set, unless a step is open or puts wait.
+// A hint on another thread is misuse; one after a plan starts a new index set, unless a step
+// is open or puts wait.
 void schedule_core::restart(const std::source_location& where) {
   check_thread(where);
+  if (step_ == step::hinting) return;
   if (open_) step_error("hint()", where);
   if (!dirty_.empty())
     misuse(fmt::format("{}: hint() while {} put element(s) wait to be uploaded (a new hint "
@@ -220,46 +222,37 @@ void schedule_core::plan(locate_fn locate, const void* self) {
       add(up_, up_batches_, f);
     }
   }
-  values_ =
-      static_cast<char*>(::operator new (span* element_bytes_, std::align_val_t{element_align_}));
+  const std::size_t bytes = span * element_bytes_;
+  values_ = static_cast<char*>(::operator new (bytes, std::align_val_t{element_align_}));
   state_ = st;
   pos_ = any_write ? pos_storage_.data() : nullptr;
   span_ = span;
 }
 
-void schedule_core::begin_download(locate_fn locate, const void* self,
-                                   const std::source_location& where) {
+void schedule_core::begin(step which, locate_fn locate, const void* self,
+                          const std::source_location& where) {
   check_thread(where);
-  if (open_) step_error("start_download()", where);
+  if (open_) step_error(which == step::downloading ? "start_download()" : "start_upload()", where);
   if (step_ == step::hinting) plan(locate, self);
-  step_ = step::downloading;
+  step_ = which;
   open_ = true;
   open_at_ = where;
-  valid_ = false;
+  if (which == step::downloading) valid_ = false;
+}
+
+void schedule_core::end(step which, const std::source_location& where) {
+  check_thread(where);
+  if (step_ != which)
+    step_error(which == step::downloading ? "finish_download()" : "finish_upload()", where);
+  step_ = step::planned;
+  open_ = false;
+  if (which == step::downloading) valid_ = true;
 }
 
 void schedule_core::downloaded(const std::source_location& where) {
   ++downloads_;
   downloaded_ += down_.size();
   trace_batches(down_batches_, down_, false, where);
-}
-
-void schedule_core::end_download(const std::source_location& where) {
-  check_thread(where);
-  if (step_ != step::downloading) step_error("finish_download()", where);
-  step_ = step::planned;
-  open_ = false;
-  valid_ = true;
-}
-
-void schedule_core::begin_upload(locate_fn locate, const void* self,
-                                 const std::source_location& where) {
-  check_thread(where);
-  if (open_) step_error("start_upload()", where);
-  if (step_ == step::hinting) plan(locate, self);
-  step_ = step::uploading;
-  open_ = true;
-  open_at_ = where;
 }
 
 void schedule_core::order_dirty() {
@@ -288,13 +281,6 @@ void schedule_core::uploaded(const std::source_location& where) {
     }
   }
   dirty_.clear();
-}
-
-void schedule_core::end_upload(const std::source_location& where) {
-  check_thread(where);
-  if (step_ != step::uploading) step_error("finish_upload()", where);
-  step_ = step::planned;
-  open_ = false;
 }
 
 void schedule_core::trace_batches(const std::vector<batch>& batches, const std::vector<entry>& list,

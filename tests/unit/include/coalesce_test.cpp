@@ -6,16 +6,23 @@
 // inside a job ends the process).
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <map>
 #include <optional>
 #include <random>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include <pgas/alloc.hpp>
 #include <pgas/coalesce.hpp>
@@ -242,6 +249,54 @@ TEST_CASE("a schedule is reused across iterations; a new hint after a cycle repl
     pgas::barrier();
   });
   check_no_failures(f);
+}
+
+TEST_CASE("under tracing, each owner's batch of a download or an upload is one record",
+          "[coalesce][trace]") {
+  const std::string file = "coalesce_test." + std::to_string(getpid()) + ".trace";
+  REQUIRE(setenv("PGAS_TRACE", file.c_str(), 1) == 0);
+  failures f;
+  pgas::run(test_job(3), 0, nullptr, [&] {
+    pgas::shared_array<int> A({30});  // block 1: element i on thread i % 3
+    pgas::barrier();
+    if (pgas::mythread() == 0) {
+      pgas::access_schedule s(A);
+      for (const std::size_t i : {1, 2, 4, 5, 7, 4, 0, 3})  // thread 1: 3, thread 2: 2
+        s.hint(i);
+      for (const std::size_t i : {1, 2, 5})  // thread 1: 1, thread 2: 2
+        s.hint_write(i);
+      for (int round = 0; round < 2; ++round) {
+        s.start_download();
+        s.finish_download();
+      }
+      for (const std::size_t i : {1, 2, 5})
+        s.put(i, 9);
+      s.start_upload();
+      s.finish_upload();
+    }
+    pgas::barrier();
+  });
+  unsetenv("PGAS_TRACE");
+  check_no_failures(f);
+  std::ifstream in(file);
+  REQUIRE(in.good());
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  std::remove(file.c_str());
+  // (direction, owner) -> (calls, bytes)
+  std::map<std::pair<std::string, int>, std::pair<std::uint64_t, std::uint64_t>> got;
+  for (const auto& a : doc.at("accesses")) {
+    if (a.at("kind") != "schedule") continue;
+    CHECK(a.at("from") == 0);
+    auto& [calls, bytes] = got[{a.at("dir").get<std::string>(), a.at("to").get<int>()}];
+    calls += a.at("calls").get<std::uint64_t>();
+    bytes += a.at("bytes").get<std::uint64_t>();
+  }
+  using row = std::pair<std::uint64_t, std::uint64_t>;
+  CHECK(got.size() == 4);
+  CHECK(got[{"read", 1}] == row{2, 24});
+  CHECK(got[{"read", 2}] == row{2, 16});
+  CHECK(got[{"write", 1}] == row{1, 4});
+  CHECK(got[{"write", 2}] == row{1, 8});
 }
 
 // --- misuse ----------------------------------------------------------------------------------

@@ -163,6 +163,35 @@ TEST_CASE("a cache writes back at notify, fence, lock, unlock and flush()", "[ca
   }
 }
 
+TEST_CASE("lines fetched while other threads write back into them (no data race under TSan)",
+          "[cache]") {
+  failures f;
+  pgas::run(test_job(4), 0, nullptr, [&] {
+    const int me = pgas::mythread();
+    pgas::shared_array<int> A({64}, pgas::block_spec::cyclic(16));  // one line per thread
+    for (auto i : A.my_range())
+      A[i] = 1000 + static_cast<int>(i);
+    pgas::barrier();
+    if (me != 0) {
+      // Threads 1-3 each write their own element of thread 0's line and write it back at once,
+      // while reading the line's last elements, which nobody writes, through fresh fetches.
+      pgas::cache c(A, {.capacity = 16});
+      for (int round = 0; round < 300; ++round) {
+        c.write(static_cast<std::size_t>(me), round);
+        EXPECT(f, c.read(15) == 1015, "round " << round);
+        c.flush();
+      }
+    }
+    pgas::barrier();
+    if (me == 0) {
+      for (int t = 1; t < 4; ++t)
+        EXPECT(f, A[t] == 299, "A[" << t << "] " << A[t]);
+    }
+    pgas::barrier();
+  });
+  check_no_failures(f);
+}
+
 TEST_CASE("winner policies: several threads write one element in one phase", "[cache]") {
   for (cache_winner w :
        {cache_winner::any, cache_winner::lowest_thread, cache_winner::highest_thread}) {

@@ -544,12 +544,13 @@ class cache_base<T, Rank, Block, std::index_sequence<D...>> {
 /// Runs `body(b, e)` over [lo, hi) in tiles of consecutive indices, calling c.flush() after
 /// each tile, so that no tile fetches more lines than the cache holds: each tile has
 /// c.capacity_lines() / lines_per_iteration iterations (at least 1), where lines_per_iteration
-/// bounds the lines of other threads' elements one iteration can touch (4 for a 4-point
-/// stencil reading one element per neighbour; more when an iteration reads several elements
-/// that can lie in different lines). Every thread calls it with the same bounds, typically
-/// running a forall over [b, e) in `body`, so that all threads step through the same tiles:
+/// bounds the lines of other threads' elements one iteration can touch (2 below, where an
+/// iteration reads two neighbours; 4 for a 4-point stencil; more when an iteration reads
+/// several elements that can lie in different lines). Every thread calls it with the same
+/// bounds, typically running a forall over [b, e) in `body`, so that all threads step through
+/// the same tiles:
 ///
-///   pgas::tiled_for(1L, n - 1, c, 4, [&](long b, long e) {
+///   pgas::tiled_for(1L, n - 1, c, 2, [&](long b, long e) {
 ///     pgas::forall(b, e, Out, [&](long i) { Out[i] = (c.read(i - 1) + c.read(i + 1)) / 2; });
 ///   });
 ///

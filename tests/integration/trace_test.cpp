@@ -278,7 +278,7 @@ constexpr expected_row every_thread[] = {
     {"mw", "M", owner::next, "element", "write", 8, 32},
     {"Sw", "S", owner::next, "element", "write", 1, 4},
     {"b1", "-", owner::none, "barrier", "sync", 1, 0},
-    {"ar", "vec", owner::prev, "element", "read", 4, 32},
+    {"ar", "vec", owner::prev, "element", "read", 3, 24},
     {"mr", "M", owner::self, "element", "read", 8, 32},
     {"two", "M", owner::self, "element", "read", 2, 8},
     {"pw", "vec", owner::self, "element", "write", 1, 8},

@@ -48,8 +48,8 @@ int main(int argc, char** argv) {
     pgas::barrier();                  // @trace_counts:b1
 
     long sum = 0;
-    for (int k = prev; k < 4 * n; k += n)
-      sum += A[k];  // @trace_counts:ar
+    for (int k = prev + n; k < 4 * n; k += n)  // not A[prev], which its owner writes now
+      sum += A[k];                             // @trace_counts:ar
     for (int j = 0; j < 8; ++j)
       sum += M(me, j);           // @trace_counts:mr
     sum += M(me, 0) * M(me, 1);  // @trace_counts:two

@@ -246,6 +246,42 @@ struct cached_labels {
   void store(vertex i, vertex x) const { c.write(static_cast<std::size_t>(i), x); }
 };
 
+// D through coalescing schedules (coalesced): get(i) reads another thread's label from the
+// schedule's buffer, downloaded in one pass per owner at the start of the phase, put(i, x)
+// keeps it there until the upload at the phase's end, which lowers each label to the
+// smallest value any thread put (upload_combine::min, Cong et al.'s priority writes); the
+// calling thread's own labels are read and written in place (lowered the same way).
+// The thread's own labels [lo, lo + count) are read and written through a plain pointer,
+// `mine`, as a UPC programmer privatises them: the schedule's own path computes the
+// element's address from its index at every access.
+struct scheduled_labels {
+  pgas::access_schedule<vertex>& s;
+  vertex* mine;
+  std::size_t lo, count;
+  vertex load(vertex i) const {
+    const std::size_t k = static_cast<std::size_t>(i) - lo;
+    return k < count ? relaxed_load(mine[k]) : s.get(static_cast<std::size_t>(i));
+  }
+  void store(vertex i, vertex x) const {
+    const std::size_t k = static_cast<std::size_t>(i) - lo;
+    if (k < count) {
+      relaxed_store(mine[k], x);
+    } else {
+      s.put(static_cast<std::size_t>(i), x);
+    }
+  }
+};
+
+// One step of a schedule's cycle, as Cong et al. write it: start, then finish.
+void download(pgas::access_schedule<vertex>& s) {
+  s.start_download();
+  s.finish_download();
+}
+void upload(pgas::access_schedule<vertex>& s) {
+  s.start_upload();
+  s.finish_upload();
+}
+
 // The cached shortcut drops its copies (flush) after every shortcut_tile vertices: the owners
 // shorten their labels' chains during the phase, and a copy kept for the whole phase makes
 // every later walk through it follow the chain as it was at the first read (at 2^20 vertices
@@ -340,9 +376,46 @@ int job(const pk::kernel_args& a) {
           });
     };
   }
-  if (!once) {  // not written yet
-    if (me == 0) std::fprintf(stderr, "cc: variant %s is not available yet\n", a.variant.c_str());
-    return 2;
+  // The graft's schedule reads the endpoints of this thread's edges, a set fixed for the whole
+  // run, so it is planned once (at the first download) and reused by every iteration; a
+  // graft writes the label of a root, which may be any vertex, so every vertex is hinted for
+  // writing. The shortcut follows labels anywhere: its schedule covers every vertex, and
+  // writes back, lowered, the roots it found for other threads' vertices on its way (the
+  // owners shorten the same chains; the smaller label, nearer the root, wins).
+  std::optional<pgas::access_schedule<vertex>> gs, ss;
+  if (a.variant == "coalesced") {
+    const pgas::schedule_options opts{.combine = pgas::upload_combine::last};
+    gs.emplace(D, opts, std::source_location::current());
+    ss.emplace(D, opts, std::source_location::current());
+    for (std::size_t i = e.lo; i < e.hi; ++i) {
+      gs->hint(static_cast<std::size_t>(el_mine[i - e.lo].u));
+      gs->hint(static_cast<std::size_t>(el_mine[i - e.lo].v));
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      gs->hint_write(i);
+      ss->hint(i);
+    }
+    for (std::size_t i = v.lo; i < v.hi; ++i)
+      ss->hint_write(i);
+    once = [&] {
+      const scheduled_labels g{*gs, d_mine, v.lo, v.hi - v.lo}, sc{*ss, d_mine, v.lo, v.hi - v.lo};
+      reset();
+      iterations = sv_iterations(
+          [&] {
+            download(*gs);
+            bool grafted = false;
+            for (std::size_t i = e.lo; i < e.hi; ++i)
+              grafted = graft_edge(el_mine[i - e.lo], g) || grafted;
+            upload(*gs);
+            return grafted;
+          },
+          [&] {
+            download(*ss);
+            for (std::size_t i = v.lo; i < v.hi; ++i)
+              shortcut_vertex(static_cast<vertex>(i), sc);
+            upload(*ss);
+          });
+    };
   }
   const pk::timing t = pk::time_reps(a.reps, once, [] { pgas::barrier(); });
   if (me != 0) return 0;

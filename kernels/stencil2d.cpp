@@ -295,6 +295,56 @@ void cached_sweep(const grid& in, const grid& out, pgas::cache<double, 2>& c, co
   }
 }
 
+// coalesced: the ghost rows of one grid through a coalescing schedule, planned once (the rows
+// a sweep needs never change) and downloaded at every sweep, one pass per neighbour; the
+// sweep then reads them from two row buffers, and every row through plain pointers.
+class ghost_rows {
+ public:
+  ghost_rows(const grid& g, const band& b, std::size_t n)
+      : s_(g, {}, std::source_location::current()),
+
+        up_(b.first < b.last && b.first == b.lo ? n : 0),
+        down_(b.first < b.last && b.last == b.hi ? n : 0),
+        lo_(b.lo),
+        hi_(b.hi) {
+    for (std::size_t j = 0; j < up_.size(); ++j)
+      s_.hint(lo_ - 1, j);
+    for (std::size_t j = 0; j < down_.size(); ++j)
+      s_.hint(hi_, j);
+  }
+
+  // Downloads the ghost rows (a sweep's start, after the barrier that ended the last one).
+  void fetch() {
+    if (up_.empty() && down_.empty()) return;
+    s_.start_download();
+    s_.finish_download();
+    for (std::size_t j = 0; j < up_.size(); ++j)
+      up_[j] = s_.get(lo_ - 1, j);
+    for (std::size_t j = 0; j < down_.size(); ++j)
+      down_[j] = s_.get(hi_, j);
+  }
+  const double* up() const { return up_.data(); }
+  const double* down() const { return down_.data(); }
+
+ private:
+  pgas::access_schedule<double, 2> s_;
+  std::vector<double> up_, down_;
+  std::size_t lo_, hi_;
+};
+
+template <int Points>
+void coalesced_sweep(const grid& in, const grid& out, ghost_rows& ghosts, const band& b,
+                     std::size_t n) {
+  ghosts.fetch();
+  const double* const from = in.local_part().data();
+  double* const to = out.local_part().data();
+  const auto row = [&](std::size_t r) {
+    return r < b.lo ? ghosts.up() : r >= b.hi ? ghosts.down() : from + (r - b.lo) * n;
+  };
+  for (std::size_t i = b.first; i < b.last; ++i)
+    stencil_row<Points>(neighbours_of<Points>(i, row), to + (i - b.lo) * n + 1, n);
+}
+
 int job(const pk::kernel_args& a, int points) {
   const std::size_t n = a.size;
   const int me = pgas::mythread();
@@ -332,10 +382,17 @@ int job(const pk::kernel_args& a, int points) {
       });
     };
   }
-  if (!run) {  // not written yet
-    if (me == 0)
-      std::fprintf(stderr, "stencil2d: variant %s is not available yet\n", a.variant.c_str());
-    return 2;
+  std::optional<ghost_rows> ghosts0, ghosts1;
+  if (a.variant == "coalesced") {
+    ghosts0.emplace(g0, b, n);
+    ghosts1.emplace(g1, b, n);
+    run = [&] {
+      with_points(points, [&]<int P>() {
+        sweeps(in, out, [&](const grid& from, const grid& to) {
+          coalesced_sweep<P>(from, to, &from == &g0 ? *ghosts0 : *ghosts1, b, n);
+        });
+      });
+    };
   }
   run();
   bool ok = true;

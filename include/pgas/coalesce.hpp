@@ -22,11 +22,13 @@
 // read-hinted ones into the schedule's buffer, one pass over each owner's part in address
 // order; get() returns them from the buffer. put() keeps a written value in the buffer (it is
 // "dirty"); start_upload() stores the dirty values to their owners, one pass per owner in
-// address order, and cleans them. The calling thread's OWN elements are never copied: get()
-// and put() of an own element read and write its memory directly, at any time after it was
-// hinted. Both start calls do their copying at once, so the matching finish call only ends the
-// step: on one chip a download is as fast as the copy itself, and there is nothing in flight
-// to overlap with; the pairs are kept so that a program reads as the paper's protocol.
+// address order, and cleans them. The calling thread's OWN elements are never uploaded: put()
+// of an own element writes its memory at once (and the buffer); a download copies the own
+// read-hinted ones from the thread's memory too, so that every get() after it is one load
+// from the buffer, and before any download get() reads an own element's memory. Both start
+// calls do their copying at once, so the matching finish call only ends the step: on one chip
+// a download is as fast as the copy itself, and there is nothing in flight to overlap with;
+// the pairs are kept so that a program reads as the paper's protocol.
 //
 // Reuse. The plan stays as long as the index set: each iteration runs start/finish_download,
 // get/put, start/finish_upload again on the same grouping (stats().plans counts how many times
@@ -45,27 +47,31 @@
 // Tracing. Under `pgasrun --trace` every owner's batch of a download is one schedule read and
 // every owner's batch of an upload one schedule write, with its bytes, at the start call.
 //
-// Cost. Planning: a sort of the hinted indices' span, one address computation per distinct
-// element, a sort of the other threads' elements by address. Memory: over the span of hinted
-// indices (the smallest to the largest linear index hinted), sizeof(T) + 1 bytes per index,
-// plus 4 when any element is hinted for writing, and 16 bytes per distinct other thread's
-// element. get() and put(): the linear index, one compare and one byte of state, then the
-// buffer (other threads' elements) or the element's address (own ones).
+// Cost. Planning: a pass over the hinted indices' span, one address computation per distinct
+// element, a bucket sort of the other threads' elements by owner (and a sort by address
+// within an owner only where index order is not address order). A download: one load per
+// read-hinted element. get() after a download: the linear index, one compare and one load
+// (release build); put(): a state byte, the buffer, and the dirty list on the first put. Memory:
+// over the span of hinted indices (the smallest to the largest linear index hinted), sizeof(T) + 1
+// bytes per index, plus 4 when any element is hinted for writing, and 16 bytes per distinct element
+// read or written (own ones read included).
 //
 // Contract.
 //   * Not collective: any thread may make a schedule, for itself, at any time in a job.
 //   * Errors (pgas/error.hpp), named with the thread, file and line of the call: an index
-//     outside the array's extents (or outside [0, n) of a range); get() of an element never
-//     hinted, of another thread's element before the first finish_download() of its plan or
-//     between start_download() and finish_download(), of another thread's element hinted only
-//     for writing and not put; put() of an element not hinted for writing, or between a start
-//     and its finish; a start without its finish or a finish without its start; a hint() while
-//     a step is open or while puts wait to be uploaded; an upload_combine other than last for
-//     an element type without one; a null pointer-to-shared or an empty range; a schedule used
-//     on a thread other than the one that made it (always checked in the starts, finishes and
-//     hints; in get() and put() only in the checked build, config::bounds_check); destroying
-//     a schedule with puts not uploaded. Outside a job no schedule can be made: the
-//     constructor throws pgas::usage_error.
+//     outside the array's extents (or outside [0, n) of a range); get() before the first
+//     finish_download() of its plan or between start_download() and finish_download() (of
+//     an element not put since), of an element never hinted, of another thread's element
+//     hinted only for writing and not put (these two in a release build only when the index
+//     lies outside the hinted span or no download has finished: the rest is the checked
+//     build's, config::bounds_check, as it costs a byte per element); put() of an element not
+//     hinted for writing, or between a start and its finish; a start without its finish or a finish
+//     without its start; a hint() while a step is open or while puts wait to be uploaded; an
+//     upload_combine other than last for an element type without one; a null pointer-to-shared or
+//     an empty range; a schedule used on a thread other than the one that made it (always checked
+//     in the starts, finishes and hints; in get() and put() only in the checked build,
+//     config::bounds_check); destroying a schedule with puts not uploaded. Outside a job no
+//     schedule can be made: the constructor throws pgas::usage_error.
 //   * Memory ordering: a download reads each element with a relaxed atomic load (for element
 //     sizes 1, 2, 4 and 8; a plain copy otherwise) and sees what the program's own relaxed
 //     reads would: other threads' writes before the last barrier (or other synchronisation)
@@ -183,6 +189,8 @@ class PGAS_API schedule_core {
   // The other threads' elements to read and to write, sorted by address, and their batches.
   const std::vector<entry>& down() const noexcept { return down_; }
   const std::vector<entry>& up() const noexcept { return up_; }
+  // The calling thread's own read-hinted elements, copied by each download too.
+  const std::vector<entry>& own() const noexcept { return own_; }
 
   // Plans the hints when none is planned (through `locate`); checks the thread.
   void ensure_plan(locate_fn locate, const void* self, const std::source_location& where);
@@ -224,7 +232,7 @@ class PGAS_API schedule_core {
   std::size_t kmin_ = ~std::size_t{0}, kmax_ = 0;
   std::vector<std::uint8_t> state_storage_;
   std::vector<std::uint32_t> pos_storage_;
-  std::vector<entry> down_, up_;
+  std::vector<entry> down_, up_, own_;
   std::vector<batch> down_batches_, up_batches_;
   std::uint64_t plans_ = 0, downloads_ = 0, uploads_ = 0, downloaded_ = 0, uploaded_ = 0;
   std::source_location made_;
@@ -342,6 +350,8 @@ class schedule_base<T, Rank, Block, std::index_sequence<D...>> {
       if (keep_puts && (core_.state_[e.x] & core::st_dirty)) continue;
       v[e.x] = cache_load(reinterpret_cast<const T*>(e.addr));
     }
+    for (const core::entry& e : core_.own())
+      v[e.x] = cache_load(reinterpret_cast<const T*>(e.addr));
     core_.downloaded(where);
   }
   /// Ends the download: get() may read other threads' elements. Misuse: no start_download().
@@ -349,16 +359,22 @@ class schedule_base<T, Rank, Block, std::index_sequence<D...>> {
     core_.end(core::step::downloading, where);
   }
 
-  /// Element (i, j, …): another thread's from the buffer (downloaded, or put since the last
-  /// upload), the calling thread's from its memory. Misuse: see the Contract above.
+  /// Element (i, j, …) from the buffer: as downloaded, or as put since the last upload. An
+  /// own element read-hinted reads as at the last download or as the thread's put since (a
+  /// relaxed read may return that value); one not downloaded reads its memory. Misuse: see
+  /// the Contract above — in a release build, get() after a finished download tests only that
+  /// the index lies in the hinted span (the rest costs a byte per element: checked build).
   [[gnu::always_inline]] T get(cache_index<D>... i) {
     for (;;) {
       const std::size_t k = linear(i...);
       const std::size_t x = k - core_.lo_;
-      if (x < core_.span_) [[likely]] {
-        const std::uint8_t st = core_.state_[x];
-        if ((st & (core::st_read | core::st_own)) == core::st_read && core_.valid_) [[likely]]
+      if constexpr (!config::bounds_check) {
+        if (x < core_.span_ && core_.valid_) [[likely]]
           return values()[x];
+      }
+      if (x < core_.span_) {
+        const std::uint8_t st = core_.state_[x];
+        if ((st & core::st_read) && core_.valid_) return values()[x];
         if (st & core::st_own) return cache_load(own_address(k, i...));
         if (st & core::st_dirty) return values()[x];
       }
@@ -388,7 +404,9 @@ class schedule_base<T, Rank, Block, std::index_sequence<D...>> {
           return;
         }
         if (st & core::st_own && st & core::st_write) {
-          schedule_store(own_address(k, i...), v, core_.combine_);
+          T* const e = own_address(k, i...);
+          schedule_store(e, v, core_.combine_);
+          if (st & core::st_read) values()[x] = cache_load(e);
           return;
         }
       }

@@ -60,6 +60,7 @@ void schedule_core::release_plan() noexcept {
   pos_storage_ = {};
   down_ = {};
   up_ = {};
+  own_ = {};
   down_batches_ = {};
   up_batches_ = {};
   dirty_ = {};
@@ -180,6 +181,7 @@ void schedule_core::plan(locate_fn locate, const void* self) {
     const located l = locate(self, lo_ + x);
     if (l.owner == thread_) {
       st[x] |= st_own;
+      if (st[x] & st_read) own_.push_back({l.addr, x});
       continue;
     }
     remote.push_back({l.addr, x, l.owner});
@@ -255,8 +257,17 @@ void schedule_core::downloaded(const std::source_location& where) {
   trace_batches(down_batches_, down_, false, where);
 }
 
+// Few dirty elements are sorted; many (more than 1 in 16 of those that may be written) are
+// collected again in order by a scan of their state bytes, which costs less than the sort.
 void schedule_core::order_dirty() {
-  if (!std::is_sorted(dirty_.begin(), dirty_.end())) std::sort(dirty_.begin(), dirty_.end());
+  if (std::is_sorted(dirty_.begin(), dirty_.end())) return;
+  if (dirty_.size() * 16 < up_.size()) {
+    std::sort(dirty_.begin(), dirty_.end());
+    return;
+  }
+  dirty_.clear();
+  for (std::size_t p = 0; p < up_.size(); ++p)
+    if (state_[up_[p].x] & st_dirty) dirty_.push_back(static_cast<std::uint32_t>(p));
 }
 
 // Cleans the uploaded elements and reports one trace record per owner's run of them.

@@ -296,6 +296,8 @@ constexpr expected_row every_thread[] = {
     {"aget", "C", owner::next, "atomic", "read", 1, 8},
     {"aset", "C", owner::self, "atomic", "write", 1, 8},
     {"aadd", "C", owner::thread0, "atomic", "update", 1, 8},
+    {"strict_w", "B", owner::next, "element", "write", 1, 8},
+    {"strict_r", "S", owner::self, "element", "read", 1, 4},
     {"fence", "-", owner::none, "fence", "sync", 1, 0},
     {"b3", "-", owner::none, "barrier", "sync", 1, 0},
     {"lock", "-", owner::none, "lock", "sync", 1, 0},

@@ -75,6 +75,8 @@ int main(int argc, char** argv) {
     sum += d.load(C.ptr(to_next));                                  // @trace_counts:aget
     d.store(C.ptr(static_cast<std::size_t>(me)), 5);                // @trace_counts:aset
     d.add(C.ptr(0), 1);                                             // @trace_counts:aadd
+    pgas::strict(B[far + n]) = 100 + me;                            // @trace_counts:strict_w
+    sum += pgas::strict(S[me]);                                     // @trace_counts:strict_r
     pgas::fence();                                                  // @trace_counts:fence
     pgas::barrier();                                                // @trace_counts:b3
 

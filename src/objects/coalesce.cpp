@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <new>
@@ -226,6 +227,7 @@ void schedule_core::plan(locate_fn locate, const void* self) {
   }
   const std::size_t bytes = span * element_bytes_;
   values_ = static_cast<char*>(::operator new (bytes, std::align_val_t{element_align_}));
+  std::memset(values_, 0, bytes);  // an unchecked get() of an element never filled reads 0
   state_ = st;
   pos_ = any_write ? pos_storage_.data() : nullptr;
   span_ = span;

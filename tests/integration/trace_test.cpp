@@ -3,8 +3,8 @@
 // make — calls and bytes per source line, array, issuing and owning thread, kind and direction —
 // with the locality class of each thread pair computed here from the placement, totals that are
 // the sums of the rows, the waits of every barrier and collective, and what a trace_scope
-// pauses left out; plus the bad trace paths that must stop a job before it starts, and the
-// memory bound.
+// pauses left out; plus the bad trace paths that must stop a job before it starts, the memory
+// bound, and trace_name's misuse.
 //
 // Meson passes PGASRUN, PROGRAMS (the built programs) and PROGRAM_SOURCES (their sources, whose
 // @markers give the lines).
@@ -712,4 +712,41 @@ TEST_CASE(
                  "the trace's timeline kept the first waits of each thread only "
                  "(PGAS_TRACE_MEMORY 64 KiB per thread): " +
                      std::to_string(not_in_timeline) + " waits are counted but not"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// trace_name misuse.
+
+TEST_CASE(
+    "trace: trace_name of an address no live allocation holds is misuse in a traced job, "
+    "named at its call",
+    "[trace]") {
+  struct misuse_case {
+    std::string what, name, message;
+  };
+  for (const misuse_case& c :
+       {misuse_case{"private", "mine", "is not an address in the shared space"},
+        misuse_case{"freed", "gone", "no live shared allocation holds"}}) {
+    const std::string& what = c.what;
+    INFO(what);
+    temp_dir dir;
+    const std::string line =
+        std::to_string(line_of("trace_name_misuse", "@trace_name_misuse:" + what));
+    const result r = run_command(
+        {pgasrun(), "-n", "2", "--trace=" + (dir / "x.trace"), program("trace_name_misuse"), what});
+    INFO(r);
+    REQUIRE(r.exited);
+    CHECK(r.status == 1);
+    CHECK(contains(r.err, "pgas: thread 1 of 2: pgas::trace_name(\"" + c.name + "\"): "));
+    CHECK(contains(r.err, c.message));
+    CHECK(contains(r.err, "programs/trace_name_misuse.cpp:" + line));
+    // Nothing half-written is left behind.
+    for (const auto& name : files_in(dir.path))
+      CHECK(name == "x.trace");
+    // Untraced, trace_name does nothing.
+    const result untraced = run_command({pgasrun(), "-n", "2", program("trace_name_misuse"), what});
+    INFO(untraced);
+    REQUIRE(untraced.exited);
+    CHECK(untraced.status == 0);
+  }
 }

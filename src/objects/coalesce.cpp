@@ -168,6 +168,8 @@ void schedule_core::plan(locate_fn locate, const void* self) {
     st[k - lo_] |= st_write;
   reads_ = {};
   writes_ = {};
+  kmin_ = ~std::size_t{0};  // the next index set's bounds start afresh
+  kmax_ = 0;
 
   const std::size_t nt = static_cast<std::size_t>(threads());
   struct found {

@@ -97,12 +97,14 @@ std::string shown(const json& v) {
 // the field after it.
 class fields {
  public:
-  fields(const json& j, std::string where) : j_(j), where_(std::move(where)) {
+  // `separator` goes between `where` and a field's name: "." after a row, ": " after a file.
+  fields(const json& j, std::string where, const char* separator = ".")
+      : j_(j), where_(std::move(where)), separator_(separator) {
     if (!j_.is_object()) fail("", fmt::format("expected an object, found {}", shown(j_)));
   }
 
   [[noreturn]] void fail(std::string_view key, const std::string& why) const {
-    throw trace_error(fmt::format("{}{}{}: {}", where_, key.empty() ? "" : ".", key, why));
+    throw trace_error(fmt::format("{}{}{}: {}", where_, key.empty() ? "" : separator_, key, why));
   }
 
   const json& get(const char* key) const {
@@ -161,6 +163,7 @@ class fields {
  private:
   const json& j_;
   std::string where_;
+  const char* separator_;
 };
 
 const json& table(const fields& top, const char* key) {
@@ -250,7 +253,7 @@ trace read_trace(const std::string& path) {
         "writes one)",
         path));
   }
-  const fields top(j, path + ":");
+  const fields top(j, path, ": ");
   const json& version = top.get("version");
   if (version != 1) {
     throw trace_error(fmt::format("{}: unknown trace version {} (this pgas-trace reads version 1)",

@@ -6,10 +6,6 @@
 // process, since misuse inside a job ends the process).
 #include <catch2/catch.hpp>
 
-#include <fcntl.h>
-#include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,7 +16,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -35,6 +30,7 @@
 #include <pgas/sync.hpp>
 
 #include "../job_failures.hpp"
+#include "../misuse_child.hpp"
 #include "../test_job.hpp"
 
 namespace {
@@ -373,26 +369,9 @@ TEST_CASE("under tracing, fills, write-backs and each flush's counts reach the t
   CHECK(write_bytes == 12);
 }
 
-// Misuse ends the job: each case runs its job in a child process — this program again,
-// running only the hidden test case "cache misuse child", which runs the job named by
-// CACHE_TEST_CASE — whose stderr comes back here. (posix_spawn, not fork: a fork of a threaded
-// process under the thread sanitizer stops in the allocator's fork handlers.)
+// Misuse ends the job: each case runs its job in a child process (tests/unit/misuse_child.hpp)
+// whose stderr comes back here.
 namespace {
-
-struct child_result {
-  int status = -1;
-  std::string err;
-  // The line the child announced with announce() before its misuse.
-  std::string line() const {
-    const auto at = err.find("LINE ");
-    return at == std::string::npos ? "" : err.substr(at + 5, err.find('\n', at) - at - 5);
-  }
-};
-
-void announce(int line) {
-  std::fprintf(stderr, "LINE %d\n", line);
-  std::fflush(stderr);
-}
 
 void wrong_thread() {
   static std::atomic<pgas::cache<int>*> shared{nullptr};
@@ -404,7 +383,7 @@ void wrong_thread() {
   }
   pgas::barrier();
   if (pgas::mythread() == 1) {
-    announce(__LINE__ + 1);
+    misuse_announce(__LINE__ + 1);
     (void)shared.load()->read(0);
   }
   pgas::barrier();
@@ -418,7 +397,7 @@ void unseen_barrier() {
   std::unique_ptr<pgas::cache<int>> c;
   if (pgas::mythread() == 0) {
     std::thread([&] { c = std::make_unique<pgas::cache<int>>(A); }).join();
-    announce(__LINE__ + 1);
+    misuse_announce(__LINE__ + 1);
     (void)c->read(1);
   }
   pgas::barrier();
@@ -428,7 +407,7 @@ void array_index() {
   pgas::shared_array<int, 2> A({4, 5});
   pgas::cache c(A);
   if (pgas::mythread() == 1) {
-    announce(__LINE__ + 1);
+    misuse_announce(__LINE__ + 1);
     c.write(1, 5, 3);
   }
   pgas::barrier();
@@ -438,7 +417,7 @@ void range_index() {
   pgas::sptr<int> p = pgas::all_alloc(2, sizeof(int));
   pgas::cache c(p, 2);
   if (pgas::mythread() == 0) {
-    announce(__LINE__ + 1);
+    misuse_announce(__LINE__ + 1);
     (void)c.read(2);
   }
   pgas::barrier();
@@ -453,7 +432,7 @@ void capacity_exceeded() {
     c.flush();  // a flush empties it
     (void)c.read(64);
     (void)c.read(96);
-    announce(__LINE__ + 1);
+    misuse_announce(__LINE__ + 1);
     (void)c.read(128);
   }
   pgas::barrier();
@@ -461,23 +440,18 @@ void capacity_exceeded() {
 
 void capacity_zero() {
   pgas::shared_array<int> A({8});
-  announce(__LINE__ + 1);
+  misuse_announce(__LINE__ + 1);
   pgas::cache c(A, {.capacity = 0});
 }
 
 void tile_zero() {
   pgas::shared_array<int> A({8});
   pgas::cache c(A);
-  announce(__LINE__ + 1);
+  misuse_announce(__LINE__ + 1);
   pgas::tiled_for(0L, 8L, c, 0, [](long, long) {});
 }
 
-struct child_case {
-  const char* name;
-  int threads;
-  void (*body)();
-};
-constexpr child_case child_cases[] = {
+constexpr misuse_child_case child_cases[] = {
     {"wrong_thread", 2, wrong_thread},
     {"unseen_barrier", 2, unseen_barrier},
     {"array_index", 2, array_index},
@@ -487,77 +461,16 @@ constexpr child_case child_cases[] = {
     {"tile_zero", 1, tile_zero},
 };
 
-child_result in_child(const std::string& name) {
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  posix_spawn_file_actions_addclose(&actions, fds[1]);
-  std::vector<std::string> env{"CACHE_TEST_CASE=" + name};
-  for (char** e = environ; *e != nullptr; ++e)
-    env.emplace_back(*e);
-  std::vector<char*> envp;
-  for (std::string& e : env)
-    envp.push_back(e.data());
-  envp.push_back(nullptr);
-  char exe[] = "cache_test";
-  char test[] = "cache misuse child";
-  char* argv[] = {exe, test, nullptr};
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv, envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  REQUIRE(rc == 0);
-  child_result r;
-  char buf[4096];
-  // Read until EOF, with a deadline: a child that hangs fails the test instead.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  for (;;) {
-    pollfd p{fds[0], POLLIN, 0};
-    if (poll(&p, 1, 1000) > 0) {
-      const ssize_t got = read(fds[0], buf, sizeof buf);
-      if (got <= 0) break;
-      r.err.append(buf, static_cast<std::size_t>(got));
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      break;
-    }
-  }
-  close(fds[0]);
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 void check_misuse(const std::string& name, const std::string& thread, const std::string& what) {
-  const child_result r = in_child(name);
-  INFO(name << ":\n" << r.err);
-  CHECK(r.status == 1);
-  CHECK_THAT(r.err, Catch::Matchers::Contains(thread));
-  CHECK_THAT(r.err, Catch::Matchers::Contains(what));
-  CHECK(!r.line().empty());
-  CHECK_THAT(r.err, Catch::Matchers::Contains("cache_test.cpp:" + r.line()));
+  misuse_child_check("cache_test", "cache misuse child", "CACHE_TEST_CASE", name, thread, what,
+                     "cache_test.cpp");
 }
 
 }  // namespace
 
-// Run only as a child of in_child() (hidden: the tag starts with a dot).
+// Run only as a child of check_misuse() (hidden: the tag starts with a dot).
 TEST_CASE("cache misuse child", "[.cache_child]") {
-  const char* name = std::getenv("CACHE_TEST_CASE");
-  REQUIRE(name != nullptr);
-  for (const child_case& c : child_cases) {
-    if (std::string_view(name) == c.name) {
-      const int rc = pgas::run(test_job(c.threads), 0, nullptr, c.body);
-      std::fflush(stderr);
-      _exit(rc == 0 ? 0 : 100 + rc);
-    }
-  }
-  FAIL("no case " << name);
+  misuse_child_main(child_cases, "CACHE_TEST_CASE");
 }
 
 TEST_CASE("misuse: a cache used on another thread", "[cache][misuse]") {

@@ -6,8 +6,9 @@
 // pauses left out; plus the bad trace paths that must stop a job before it starts, the memory
 // bound, and trace_name's misuse.
 //
-// Meson passes PGASRUN, PROGRAMS (the built programs) and PROGRAM_SOURCES (their sources, whose
-// @markers give the lines).
+// Meson passes PGASRUN, PGASTRACE (the report tool, which must read every file written here),
+// PROGRAMS (the built programs) and PROGRAM_SOURCES (their sources, whose @markers give the
+// lines).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,11 +64,22 @@ bool exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
+// The file at `path`, which pgas-trace must read (status 0, nothing on stderr) with the same
+// totals.
 json read_trace(const std::string& path) {
   INFO("trace file " << path);
   std::ifstream in(path);
   REQUIRE(in.good());
-  return json::parse(in);
+  const json trace = json::parse(in);
+  const result r = run_command({env_or_fail("PGASTRACE"), "--json", path});
+  INFO(r);
+  REQUIRE(r.exited);
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  const json report = json::parse(r.out);
+  CHECK(report.at("totals") == trace.at("totals"));
+  CHECK(report.at("detail_lost") == trace.at("detail_lost"));
+  return trace;
 }
 
 struct run_spec {

@@ -177,7 +177,13 @@ void schedule_core::plan(locate_fn locate, const void* self) {
     std::size_t x;
     int owner;
   };
+  // Reserved for every distinct element, so that neither list is copied as it grows (the pages
+  // a list does not fill are never touched).
+  const std::size_t distinct =
+      static_cast<std::size_t>(std::count_if(st, st + span, [](std::uint8_t b) { return b != 0; }));
   std::vector<found> remote;
+  remote.reserve(distinct);
+  own_.reserve(distinct);
   std::vector<std::size_t> per_owner(nt + 1, 0);
   for (std::size_t x = 0; x < span; ++x) {
     if (st[x] == 0) continue;

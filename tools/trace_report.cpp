@@ -68,6 +68,13 @@ std::string percent(std::uint64_t part, std::uint64_t whole) {
   return fmt::format("{:.1f} %", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
+// A cache's hits in percent of its look-ups (in floating point: hits + misses may pass 2^64).
+std::string hit_rate(const cache_row& c) {
+  const double lookups = static_cast<double>(c.hits) + static_cast<double>(c.misses);
+  if (lookups == 0) return "-";
+  return fmt::format("{:.1f} %", 100.0 * static_cast<double>(c.hits) / lookups);
+}
+
 // Nanoseconds with three significant digits: "850 ns", "12.3 us", "4.56 ms", "1.23 s".
 std::string human_ns(std::uint64_t ns) {
   if (ns < 1000) return fmt::format("{} ns", ns);
@@ -402,8 +409,7 @@ std::string report_text(const trace& t, const trace_tables& tables, const report
         {"source", "array", "hits", "misses", "hit rate", "written back"}};
     for (const cache_row& c : tables.caches) {
       cells.push_back({site_name(t, c.site), array_name(t, c.array), std::to_string(c.hits),
-                       std::to_string(c.misses), percent(c.hits, c.hits + c.misses),
-                       human_bytes(c.written_back)});
+                       std::to_string(c.misses), hit_rate(c), human_bytes(c.written_back)});
     }
     out += aligned(cells, 2);
   }

@@ -95,7 +95,8 @@ inline kernel_args parse_kernel_args(int argc, char** argv, const std::string& k
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    std::exit(app.exit(e));
+    const int status = app.exit(e);  // prints the message; CLI11's own codes are not ours
+    std::exit(status == 0 ? 0 : 2);
   }
   return a;
 }

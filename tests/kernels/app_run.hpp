@@ -53,6 +53,13 @@ inline app_output run_app(const char* program_env, int threads, const std::strin
   return r;
 }
 
+// A kernel's result: the kernel contract's JSON line (kernels/harness.hpp) in its output.
+inline std::string json_line(const app_output& out) {
+  const std::size_t at = out.text.find("{\"kernel\"");
+  REQUIRE(at != std::string::npos);
+  return out.text.substr(at, out.text.find('\n', at) - at);
+}
+
 inline bool close(double got, double want, double rel) {
   return std::abs(got - want) <= rel * std::abs(want);
 }

@@ -1,0 +1,91 @@
+// The connected-components kernel (kernels/cc.cpp) through pgasrun: every variant at 1-3
+// threads reports the kernel contract's JSON line, verified, with the number of components a
+// breadth-first search here finds in the same graph (generated from the kernel's description:
+// edge e joins (h >> 32) % n and (h & 0xffffffff) % n, h = splitmix64(seed + e)); sizes where
+// a thread owns one vertex or none; and its usage errors. Meson passes PGASRUN and CC.
+#include <cstdint>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/kernels/app_run.hpp"
+
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111eb;
+  return x ^ (x >> 31);
+}
+
+// Components of the kernel's graph of n vertices and 4n edges.
+std::size_t components(std::size_t n) {
+  std::vector<std::vector<std::size_t>> adj(n);
+  for (std::uint64_t e = 0; e < 4 * n; ++e) {
+    const std::uint64_t h = splitmix64(0x5eedcc000001 + e);
+    const std::size_t u = (h >> 32) % n, v = (h & 0xffffffff) % n;
+    adj[u].push_back(v);
+    adj[v].push_back(u);
+  }
+  std::vector<bool> seen(n, false);
+  std::size_t count = 0;
+  for (std::size_t s = 0; s < n; ++s) {
+    if (seen[s]) continue;
+    ++count;
+    std::queue<std::size_t> q;
+    q.push(s);
+    seen[s] = true;
+    while (!q.empty()) {
+      const std::size_t x = q.front();
+      q.pop();
+      for (std::size_t y : adj[x]) {
+        if (!seen[y]) {
+          seen[y] = true;
+          q.push(y);
+        }
+      }
+    }
+  }
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("cc: every variant finds the components of the graph at 1-3 threads", "[cc]") {
+  for (const std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t{2000}}) {
+    const std::size_t want = components(n);
+    for (const char* variant : {"seq", "naive", "cached", "coalesced", "openmp"}) {
+      for (int threads = 1; threads <= 3; ++threads) {
+        INFO(variant << " at " << threads << " threads, " << n << " vertices");
+        const app_test::app_output out = app_test::run_app(
+            "CC", threads,
+            std::string("--variant ") + variant + " --size " + std::to_string(n) + " --reps 1");
+        INFO(out.text);
+        REQUIRE(out.status == 0);
+        const auto j = nlohmann::json::parse(app_test::json_line(out));
+        CHECK(j["kernel"] == "cc");
+        CHECK(j["variant"] == variant);
+        CHECK(j["threads"] == (std::string(variant) == "seq" ? 1 : threads));
+        CHECK(j["size"] == n);
+        CHECK(j["verified"] == true);
+        CHECK(j["edges"] == 4 * n);
+        CHECK(j["components"] == want);
+      }
+    }
+  }
+}
+
+TEST_CASE("cc refuses the variants it does not have and a size of 0 with status 2", "[cc]") {
+  for (const char* args : {"--variant tables", "--variant privatized", "--variant seq --size 0"}) {
+    INFO(args);
+    const app_test::app_output out = app_test::run_app("CC", 1, args);
+    INFO(out.text);
+    CHECK(out.status == 2);
+  }
+  const app_test::app_output out = app_test::run_app("CC", 1, "--variant auto");
+  CHECK(out.status == 2);
+  CHECK(out.text.find("auto not in {seq,naive,cached,coalesced,openmp}") != std::string::npos);
+}

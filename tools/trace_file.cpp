@@ -42,11 +42,45 @@ bool parse_name(const std::array<std::string_view, N>& names, std::string_view t
 }
 
 // How deep a trace's JSON may nest: it needs 3 (the object, a table, a row; "args" and
-// "places" as deep). Deeper text is refused while it is parsed, before nlohmann's recursive
-// destruction or dump could exhaust the stack on a file nested tens of thousands deep.
-constexpr int max_json_depth = 16;
+// "places" as deep). Deeper text is refused before the document is built: dumping a value into
+// an error message recurses, and a file nested tens of thousands deep would exhaust the stack.
+constexpr std::size_t max_json_depth = 16;
 
-struct too_deep {};
+// A first pass over the text that builds nothing and stops at the first object or array
+// nested deeper than max_json_depth. (nlohmann's parser callback could bound the depth while
+// building, but its end_object walks the enclosing array each time: quadratic in the rows.)
+// Syntax errors are left to the second pass, which reports them.
+class depth_check : public nlohmann::json_sax<json> {
+ public:
+  bool too_deep = false;
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool start_object(std::size_t) override { return enter(); }
+  bool start_array(std::size_t) override { return enter(); }
+  bool end_object() override { return leave(); }
+  bool end_array() override { return leave(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  bool enter() {
+    too_deep = ++depth_ > max_json_depth;
+    return !too_deep;
+  }
+  bool leave() {
+    --depth_;
+    return true;
+  }
+  std::size_t depth_ = 0;
+};
 
 // (line, column) of byte `offset` of `text`, both from 1.
 std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::size_t offset) {
@@ -59,15 +93,14 @@ std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::si
 }
 
 json parse_json(const std::string& path, const std::string& text) {
-  const json::parser_callback_t bound = [](int depth, json::parse_event_t, json&) {
-    if (depth > max_json_depth) throw too_deep{};
-    return true;
-  };
-  try {
-    return json::parse(text, bound);
-  } catch (const too_deep&) {
+  depth_check depth;
+  json::sax_parse(text, &depth, nlohmann::detail::input_format_t::json, true, false);
+  if (depth.too_deep) {
     throw trace_error(
         fmt::format("{}: JSON nested more than {} deep (a trace needs 3)", path, max_json_depth));
+  }
+  try {
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     // nlohmann says "[json.exception.parse_error.101] parse error at line L, column C: WHY".
     std::string why = e.what();

@@ -7,12 +7,14 @@
 // Reading and checking a trace is trace_file.hpp's, the tables trace_report.hpp's, the SVG and
 // the timeline trace_views.hpp's; this file is the command line.
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include "cli.hpp"
@@ -54,6 +56,23 @@ int thread_option(const std::string& name, const std::string& text, int threads)
                                   name, text, threads - 1, threads));
   }
   return static_cast<int>(*v);
+}
+
+// A usage error unless the trace has an array named `name` (the message lists the first ten).
+void check_array(const pgas::tools::trace& t, const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& a : t.arrays) {
+    if (a.name == name) return;
+    if (std::find(names.begin(), names.end(), a.name) == names.end()) names.push_back(a.name);
+  }
+  std::string known = names.empty() ? "it names none" : "it has ";
+  if (names.size() > 10) {
+    known = fmt::format("it has {} names: ", names.size());
+    names.resize(10);
+    names.emplace_back("...");
+  }
+  throw usage_error(fmt::format("--array '{}': the trace has no array of that name ({}{})", name,
+                                known, fmt::join(names, ", ")));
 }
 
 // Writes `text` to `path`, or exits 1 naming it.
@@ -181,15 +200,7 @@ int run(int argc, char** argv) {
   if (!thread_text.empty()) o.filter.thread = thread_option("--thread", thread_text, t.threads);
   if (!owner_text.empty()) o.filter.owner = thread_option("--owner", owner_text, t.threads);
   if (!array.empty()) {
-    std::vector<std::string> names;
-    for (const auto& a : t.arrays)
-      names.push_back(a.name);
-    if (std::find(names.begin(), names.end(), array) == names.end()) {
-      throw usage_error(fmt::format("--array '{}': the trace has no array of that name ({})", array,
-                                    names.empty()
-                                        ? std::string("it names none")
-                                        : "it has " + fmt::format("{}", fmt::join(names, ", "))));
-    }
+    check_array(t, array);
     o.filter.array = array;
   }
 

@@ -251,23 +251,31 @@ struct cached_labels {
 // keeps it there until the upload at the phase's end, which lowers each label to the
 // smallest value any thread put (upload_combine::min, Cong et al.'s priority writes); the
 // calling thread's own labels are read and written in place (lowered the same way).
-// The thread's own labels [lo, lo + count) are read and written through a plain pointer,
-// `mine`, as a UPC programmer privatises them: the schedule's own path computes the
-// element's address from its index at every access.
 struct scheduled_labels {
   pgas::access_schedule<vertex>& s;
+  vertex load(vertex i) const { return s.get(static_cast<std::size_t>(i)); }
+  void store(vertex i, vertex x) const { s.put(static_cast<std::size_t>(i), x); }
+};
+
+// cached and coalesced read and write the thread's own labels [lo, lo + count) through a plain
+// pointer, `mine`, as a UPC programmer privatises them, and the others' through `Far` (the
+// cache or the schedule): both would compute an own element's address from its index at every
+// access (1.7x the time at 1 thread for the schedule).
+template <class Far>
+struct own_first {
+  Far far;
   vertex* mine;
   std::size_t lo, count;
   vertex load(vertex i) const {
     const std::size_t k = static_cast<std::size_t>(i) - lo;
-    return k < count ? relaxed_load(mine[k]) : s.get(static_cast<std::size_t>(i));
+    return k < count ? relaxed_load(mine[k]) : far.load(i);
   }
   void store(vertex i, vertex x) const {
     const std::size_t k = static_cast<std::size_t>(i) - lo;
     if (k < count) {
       relaxed_store(mine[k], x);
     } else {
-      s.put(static_cast<std::size_t>(i), x);
+      far.store(i, x);
     }
   }
 };
@@ -359,7 +367,7 @@ int job(const pk::kernel_args& a) {
         D, pgas::cache_options{.capacity = n + lines_slack, .winner = pgas::cache_winner::any},
         std::source_location::current());
     once = [&] {
-      const cached_labels d{*cache};
+      const own_first<cached_labels> d{{*cache}, d_mine, v.lo, v.hi - v.lo};
       reset();
       iterations = sv_iterations(
           [&] {
@@ -398,7 +406,8 @@ int job(const pk::kernel_args& a) {
     for (std::size_t i = v.lo; i < v.hi; ++i)
       ss->hint_write(i);
     once = [&] {
-      const scheduled_labels g{*gs, d_mine, v.lo, v.hi - v.lo}, sc{*ss, d_mine, v.lo, v.hi - v.lo};
+      const own_first<scheduled_labels> g{{*gs}, d_mine, v.lo, v.hi - v.lo},
+          sc{{*ss}, d_mine, v.lo, v.hi - v.lo};
       reset();
       iterations = sv_iterations(
           [&] {

@@ -61,6 +61,7 @@
 #include <type_traits>
 
 #include <pgas/detail/forall_affinity.hpp>  // detail::is_sptr
+#include <pgas/detail/sync_listener.hpp>
 #include <pgas/sptr.hpp>
 
 namespace pgas {
@@ -78,6 +79,7 @@ namespace detail {
 // p`) reads and writes the pointer, where strict_load(p) would read what it points to.
 template <class T>
 T strict_load_object(const T& x) noexcept {
+  sync_point_noexcept();
   if constexpr (strict_is_atomic<T>) {
     return std::atomic_ref<T>(const_cast<T&>(x)).load(std::memory_order_seq_cst);
   } else {
@@ -91,6 +93,7 @@ T strict_load_object(const T& x) noexcept {
 
 template <class T>
 void strict_store_object(T& x, const T& v) noexcept {
+  sync_point_noexcept();
   if constexpr (strict_is_atomic<T>) {
     std::atomic_ref<T>(x).store(v, std::memory_order_seq_cst);
   } else {

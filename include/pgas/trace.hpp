@@ -95,8 +95,8 @@ class PGAS_API trace_scope {
 };
 
 /// Names the shared allocation that holds `shared` (any address inside it) in the trace, e.g.
-/// `pgas::trace_name(A.data(), "grid")` or `pgas::trace_name(p.get(), "edges")`. The name is
-/// copied. Does nothing when the job does not trace. Misuse when the address is not in the
+/// `pgas::trace_name(A.ptr(0, 0).get(), "grid")` or `pgas::trace_name(p.get(), "edges")`. The name
+/// is copied. Does nothing when the job does not trace. Misuse when the address is not in the
 /// shared space.
 PGAS_API void trace_name(const void* shared, std::string_view name,
                          std::source_location where = std::source_location::current());

@@ -27,9 +27,13 @@
 #include "src/base/os.hpp"
 #include "src/job/job.hpp"
 
-namespace pgas::detail {
+// The writable name of detail::trace_on (pgas/detail/trace_hook.hpp), which every other file
+// sees as const. Only trace_job_begin and trace_job_end write it, while no job thread runs.
+extern "C" {
+PGAS_API bool pgas_trace_on_storage __asm__("pgas_trace_on") = false;
+}
 
-bool trace_on = false;
+namespace pgas::detail {
 
 namespace {
 
@@ -133,7 +137,7 @@ struct thread_trace {
   trace_entry* pending = nullptr;
   const void* pending_at = nullptr;
   std::size_t pending_bytes = 0;
-  unsigned char snapshot[snapshot_bytes];
+  alignas(8) unsigned char snapshot[snapshot_bytes];
   std::vector<trace_wait_entry> waits;
   std::unordered_map<wait_key, std::uint32_t, wait_key_hash> wait_index;
   std::vector<trace_event> timeline;
@@ -224,6 +228,16 @@ trace_entry* find_or_add(thread_trace& t, std::uintptr_t site, std::uint32_t lin
   return &e;
 }
 
+// The recent slot of a (site, owner, kind): a multiply and a shift.
+inline std::size_t recent_index(std::uintptr_t site, std::uint32_t line, std::int32_t to,
+                                trace_kind kind) noexcept {
+  const std::uint64_t k =
+      (site ^ (std::uint64_t{line} << 7)) * 0x9e3779b97f4a7c15ull +
+      static_cast<std::uint64_t>(static_cast<std::uint32_t>(to)) * 0x85ebca6bull +
+      static_cast<std::uint64_t>(kind);
+  return static_cast<std::size_t>(k >> 56) & (recent_slots - 1);
+}
+
 // The owner and the entry of an access at `shared` from `site`, through the recent slots.
 trace_entry* entry_for(thread_trace& t, std::uintptr_t site, std::uint32_t line, trace_kind kind,
                        const void* shared, const char* function) {
@@ -236,9 +250,7 @@ trace_entry* entry_for(thread_trace& t, std::uintptr_t site, std::uint32_t line,
   }
   registry& r = the_registry();
   const std::uint32_t gen = r.generation.load(std::memory_order_acquire);
-  recent_slot& s = t.recent[mix(site ^ line ^ (static_cast<std::uint64_t>(to) << 20) ^
-                                static_cast<std::uint64_t>(kind)) &
-                            (recent_slots - 1)];
+  recent_slot& s = t.recent[recent_index(site, line, to, kind)];
   if (s.site == site && s.line == line && s.to == to && s.kind == kind && s.generation == gen &&
       segoff - s.lo < s.hi - s.lo)
     return s.entry;
@@ -252,15 +264,62 @@ trace_entry* entry_for(thread_trace& t, std::uintptr_t site, std::uint32_t line,
   return e;
 }
 
+// Copies or compares the first bytes of an element: fixed sizes as single loads, so that the
+// element hook stays a few instructions for the usual element types.
+inline void take_snapshot(unsigned char* to, const void* from, std::size_t bytes) noexcept {
+  switch (bytes) {
+    case 8:
+      std::memcpy(to, from, 8);
+      return;
+    case 4:
+      std::memcpy(to, from, 4);
+      return;
+    case 16:
+      std::memcpy(to, from, 16);
+      return;
+    case 1:
+      std::memcpy(to, from, 1);
+      return;
+    case 2:
+      std::memcpy(to, from, 2);
+      return;
+    default:
+      std::memcpy(to, from, std::min(bytes, snapshot_bytes));
+  }
+}
+template <std::size_t N>
+inline bool differs(const void* a, const void* b) noexcept {
+  unsigned char x[N], y[N];
+  std::memcpy(x, a, N);
+  std::memcpy(y, b, N);
+  return std::memcmp(x, y, N) != 0;
+}
+inline bool changed(const void* now, const unsigned char* then, std::size_t bytes) noexcept {
+  switch (bytes) {
+    case 8:
+      return differs<8>(now, then);
+    case 4:
+      return differs<4>(now, then);
+    case 16:
+      return differs<16>(now, then);
+    case 1:
+      return differs<1>(now, then);
+    case 2:
+      return differs<2>(now, then);
+    default:
+      return std::memcmp(now, then, std::min(bytes, snapshot_bytes)) != 0;
+  }
+}
+
 // Decides the pending element access's direction: a write when its bytes changed since.
-void settle(thread_trace& t) noexcept {
-  if (t.pending == nullptr) return;
-  const std::size_t n = std::min(t.pending_bytes, snapshot_bytes);
-  const bool wrote = std::memcmp(t.pending_at, t.snapshot, n) != 0;
-  const auto d = static_cast<std::size_t>(wrote ? trace_dir::write : trace_dir::read);
+inline void settle(thread_trace& t) noexcept {
+  if (t.pending == nullptr) [[likely]]
+    return;
+  const auto d = static_cast<std::size_t>(
+      changed(t.pending_at, t.snapshot, t.pending_bytes) ? trace_dir::write : trace_dir::read);
   ++t.pending->calls[d];
   t.pending->bytes[d] += t.pending_bytes;
-  if (t.pending->site == 0 && t.pending->to == -1) ++t.lost_calls;
+  if (t.pending >= t.lost.data() && t.pending < t.lost.data() + t.lost.size()) ++t.lost_calls;
   t.pending = nullptr;
 }
 
@@ -281,17 +340,40 @@ std::uint64_t now_ns() noexcept {
 void trace_reference(const void* element, std::size_t bytes) noexcept {
   thread_trace* t = my_trace;
   if (t == nullptr) return;
-  settle(*t);
-  if (!wanted(trace_kind::element)) return;
-  const auto pc = reinterpret_cast<std::uintptr_t>(__builtin_return_address(0));
-  try {
-    t->pending = entry_for(*t, pc, trace_pc_site, trace_kind::element, element, nullptr);
-  } catch (...) {  // no memory for a new entry: count it without detail
-    t->pending = &t->lost[0];
+  if (t->pending != nullptr) {  // settle(), with its fixed-size compare inlined
+    const auto d = static_cast<std::size_t>(
+        changed(t->pending_at, t->snapshot, t->pending_bytes) ? trace_dir::write : trace_dir::read);
+    ++t->pending->calls[d];
+    t->pending->bytes[d] += t->pending_bytes;
+    if (t->pending >= t->lost.data() && t->pending < t->lost.data() + t->lost.size())
+      ++t->lost_calls;
+    t->pending = nullptr;
   }
+  if ((my_mask & 1u) == 0) return;
+  const auto pc = reinterpret_cast<std::uintptr_t>(__builtin_return_address(0));
+  trace_entry* e = nullptr;
+  // The hit path of entry_for, inline: the same code address, owner and allocation range.
+  const auto off = static_cast<std::uint64_t>(static_cast<const char*>(element) - geometry.base);
+  if (off < geometry.span) [[likely]] {
+    const auto to = static_cast<std::int32_t>(off >> geometry.shift);
+    const std::uint64_t segoff = off & (geometry.segment - 1);
+    const recent_slot& s = t->recent[recent_index(pc, trace_pc_site, to, trace_kind::element)];
+    if (s.site == pc && s.to == to && s.line == trace_pc_site &&
+        s.generation == the_registry().generation.load(std::memory_order_relaxed) &&
+        segoff - s.lo < s.hi - s.lo) [[likely]]
+      e = s.entry;
+  }
+  if (e == nullptr) {
+    try {
+      e = entry_for(*t, pc, trace_pc_site, trace_kind::element, element, nullptr);
+    } catch (...) {  // no memory for a new entry: count it without detail
+      e = &t->lost[0];
+    }
+  }
+  t->pending = e;
   t->pending_at = element;
   t->pending_bytes = bytes;
-  std::memcpy(t->snapshot, element, std::min(bytes, snapshot_bytes));
+  take_snapshot(t->snapshot, element, bytes);
 }
 
 void trace_access(trace_kind kind, trace_dir dir, const void* shared, std::size_t bytes,
@@ -379,7 +461,7 @@ void trace_cache(const void* shared, std::uint64_t hits, std::uint64_t misses,
 
 void trace_allocation(std::uint64_t offset, std::size_t bytes, int thread,
                       const std::source_location& where) noexcept {
-  if (!trace_on || bytes == 0) return;
+  if (!pgas_trace_on_storage || bytes == 0) return;
   registry& r = the_registry();
   try {
     std::unique_lock lock(r.mutex);
@@ -398,7 +480,7 @@ void trace_allocation(std::uint64_t offset, std::size_t bytes, int thread,
 }
 
 void trace_release(std::uint64_t offset, int thread) noexcept {
-  if (!trace_on) return;
+  if (!pgas_trace_on_storage) return;
   if (my_trace != nullptr) settle(*my_trace);
   registry& r = the_registry();
   std::unique_lock lock(r.mutex);
@@ -408,7 +490,7 @@ void trace_release(std::uint64_t offset, int thread) noexcept {
 collective_scope::collective_scope(const std::source_location& where, std::size_t bytes)
     : where_(where) {
   sync_point(sync_kind::barrier);
-  if (trace_on) [[unlikely]] {
+  if (pgas_trace_on_storage) [[unlikely]] {
     trace_access(trace_kind::collective, trace_dir::sync, nullptr, bytes, where);
     started_ = trace_wait_start();
   }
@@ -434,11 +516,11 @@ void trace_job_begin(job& j, const std::string& path, std::size_t memory) {
   r.live.clear();
   r.generation.fetch_add(1);
   the_tracer.start_ns = now_ns();
-  trace_on = true;
+  pgas_trace_on_storage = true;
 }
 
 void trace_thread_begin(int thread) {
-  if (!trace_on) return;
+  if (!pgas_trace_on_storage) return;
   my_trace = the_tracer.threads[static_cast<std::size_t>(thread)].get();
 }
 
@@ -449,8 +531,8 @@ void trace_thread_end() {
 }
 
 bool trace_job_end(const job& j) {
-  if (!trace_on) return true;
-  trace_on = false;
+  if (!pgas_trace_on_storage) return true;
+  pgas_trace_on_storage = false;
   my_trace = nullptr;
   trace_snapshot s;
   for (auto& tt : the_tracer.threads) {
@@ -503,7 +585,7 @@ bool trace_job_end(const job& j) {
 namespace pgas {
 
 bool tracing() noexcept {
-  return detail::trace_on;
+  return pgas_trace_on_storage;
 }
 
 trace_mask trace_set_mask(trace_mask m) noexcept {
@@ -523,7 +605,7 @@ trace_scope::~trace_scope() {
 }
 
 void trace_name(const void* shared, std::string_view name, std::source_location where) {
-  if (!detail::trace_on) return;
+  if (!pgas_trace_on_storage) return;
   const auto off =
       static_cast<std::uint64_t>(static_cast<const char*>(shared) - detail::geometry.base);
   if (shared == nullptr || off >= detail::geometry.span) {

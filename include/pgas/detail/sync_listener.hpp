@@ -44,6 +44,11 @@ PGAS_API void sync_listen(sync_listener* l) noexcept;
 PGAS_API void sync_unlisten(sync_listener* l) noexcept;
 /// Tells the calling thread's listeners of a synchronisation point (the job layer calls it).
 PGAS_API void sync_point(sync_kind kind);
+/// sync_point(sync_kind::fence) for strict accesses, which are noexcept: a listener that throws
+/// there ends the job (std::terminate's report names the exception).
+inline void sync_point_noexcept() noexcept {
+  sync_point(sync_kind::fence);
+}
 /// How many synchronisation points of `kind` the calling thread has passed (barriers count at
 /// notify/barrier), for a listener to notice one it was not registered for.
 PGAS_API std::uint64_t sync_count(sync_kind kind) noexcept;

@@ -42,9 +42,12 @@ enum class trace_dir : std::uint8_t {
 };
 inline constexpr int trace_dirs = 4;
 
-/// True while a job traces: set before the job's threads start and cleared after they join,
-/// so a plain bool read by every inline access (never written while threads run).
-PGAS_API extern bool trace_on;
+/// True while a job traces: set before the job's threads start and cleared after they join
+/// (src/job/trace.cpp writes it through another name). Declared const here on purpose: no code
+/// that reads it runs while it changes, and a flag the compiler knows no call can change is
+/// loaded once before a loop, so the loop is compiled twice (unswitched) and the untraced copy
+/// vectorizes as it would without the hooks.
+PGAS_API extern const bool trace_on __asm__("pgas_trace_on");
 
 /// One element of `bytes` bytes at `element` (an address in the shared space) accessed through
 /// a reference: the direction is decided at the calling thread's next recorded event (a write

@@ -326,6 +326,8 @@ int job(const pk::kernel_args& a) {
   const int me = pgas::mythread();
   const shared_labels D({n}, pgas::block_spec::star());
   const shared_edges El({m}, pgas::block_spec::star());
+  pgas::trace_name(D.ptr(0).get(), "D (labels)");  // as pgas-trace names them
+  pgas::trace_name(El.ptr(0).get(), "edges");
   const block_range v = mine(D), e = mine(El);
   edge* const el_mine = El.local_part().data();  // edge i at i - e.lo
   make_edges(el_mine, e.lo, e.hi - e.lo, n);

@@ -352,6 +352,8 @@ int job(const pk::kernel_args& a, int points) {
   const std::size_t per_block = (n + pgas::threads() - 1) / pgas::threads() * n;
   const grid g0({n, n}, pgas::block_spec::cyclic(per_block));
   const grid g1({n, n}, pgas::block_spec::cyclic(per_block));
+  pgas::trace_name(g0.ptr(0, 0).get(), "grid 0");  // as pgas-trace names them
+  pgas::trace_name(g1.ptr(0, 0).get(), "grid 1");
   for (std::size_t i = b.lo; i < b.hi; ++i) {
     initial_row(g0.local_part().data() + (i - b.lo) * n, i, n);
     initial_row(g1.local_part().data() + (i - b.lo) * n, i, n);

@@ -75,7 +75,8 @@ constexpr trace_mask operator&(trace_mask a, trace_mask b) noexcept {
 PGAS_API bool tracing() noexcept;
 
 /// The calling thread's mask: what it records from now on (as Berkeley UPC's
-/// bupc_trace_setmask). Returns the previous mask.
+/// bupc_trace_setmask). Returns the previous mask. Every thread starts each job with
+/// trace_mask::all.
 PGAS_API trace_mask trace_set_mask(trace_mask m) noexcept;
 PGAS_API trace_mask trace_get_mask() noexcept;
 

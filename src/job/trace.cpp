@@ -264,51 +264,63 @@ trace_entry* entry_for(thread_trace& t, std::uintptr_t site, std::uint32_t line,
   return e;
 }
 
-// Copies or compares the first bytes of an element: fixed sizes as single loads, so that the
-// element hook stays a few instructions for the usual element types.
-inline void take_snapshot(unsigned char* to, const void* from, std::size_t bytes) noexcept {
-  switch (bytes) {
-    case 8:
-      std::memcpy(to, from, 8);
-      return;
-    case 4:
-      std::memcpy(to, from, 4);
-      return;
-    case 16:
-      std::memcpy(to, from, 16);
-      return;
-    case 1:
-      std::memcpy(to, from, 1);
-      return;
-    case 2:
-      std::memcpy(to, from, 2);
-      return;
-    default:
-      std::memcpy(to, from, std::min(bytes, snapshot_bytes));
-  }
+// Reads an element's first bytes as the program may be reading or writing them at the same
+// time from another thread (an atomic or strict access, or a race the program allows itself):
+// naturally aligned words of 1, 2, 4 and 8 bytes through relaxed atomic loads, single
+// instructions that are defined whatever the other thread does; other sizes byte-wise
+// (a racy element the tracer may then misclassify, never a fault).
+template <class W>
+inline W load_word(const void* p) noexcept {
+  return __atomic_load_n(static_cast<const W*>(p), __ATOMIC_RELAXED);
 }
-template <std::size_t N>
-inline bool differs(const void* a, const void* b) noexcept {
-  unsigned char x[N], y[N];
-  std::memcpy(x, a, N);
-  std::memcpy(y, b, N);
-  return std::memcmp(x, y, N) != 0;
+inline bool aligned(const void* p, std::size_t n) noexcept {
+  return (reinterpret_cast<std::uintptr_t>(p) & (n - 1)) == 0;
+}
+inline void read_element(unsigned char* to, const void* from, std::size_t bytes) noexcept {
+  if (aligned(from, bytes)) {
+    switch (bytes) {
+      case 8: {
+        const auto w = load_word<std::uint64_t>(from);
+        std::memcpy(to, &w, 8);
+        return;
+      }
+      case 4: {
+        const auto w = load_word<std::uint32_t>(from);
+        std::memcpy(to, &w, 4);
+        return;
+      }
+      case 2: {
+        const auto w = load_word<std::uint16_t>(from);
+        std::memcpy(to, &w, 2);
+        return;
+      }
+      case 1:
+        *to = load_word<std::uint8_t>(from);
+        return;
+      default:
+        break;
+    }
+  }
+  const auto* src = static_cast<const unsigned char*>(from);
+  for (std::size_t i = 0, n = std::min(bytes, snapshot_bytes); i < n; ++i)
+    to[i] = __atomic_load_n(src + i, __ATOMIC_RELAXED);
+}
+inline void take_snapshot(unsigned char* to, const void* from, std::size_t bytes) noexcept {
+  read_element(to, from, bytes);
+}
+template <class W>
+inline bool word_changed(const void* now, const unsigned char* then) noexcept {
+  W w;
+  std::memcpy(&w, then, sizeof(W));
+  return load_word<W>(now) != w;
 }
 inline bool changed(const void* now, const unsigned char* then, std::size_t bytes) noexcept {
-  switch (bytes) {
-    case 8:
-      return differs<8>(now, then);
-    case 4:
-      return differs<4>(now, then);
-    case 16:
-      return differs<16>(now, then);
-    case 1:
-      return differs<1>(now, then);
-    case 2:
-      return differs<2>(now, then);
-    default:
-      return std::memcmp(now, then, std::min(bytes, snapshot_bytes)) != 0;
-  }
+  if (bytes == 8 && aligned(now, 8)) [[likely]]
+    return word_changed<std::uint64_t>(now, then);
+  if (bytes == 4 && aligned(now, 4)) return word_changed<std::uint32_t>(now, then);
+  alignas(8) unsigned char x[snapshot_bytes];
+  read_element(x, now, bytes);
+  return std::memcmp(x, then, std::min(bytes, snapshot_bytes)) != 0;
 }
 
 // Decides the pending element access's direction: a write when its bytes changed since.
@@ -520,6 +532,9 @@ void trace_job_begin(job& j, const std::string& path, std::size_t memory) {
 }
 
 void trace_thread_begin(int thread) {
+  // Every job starts with everything recorded: thread 0 is the caller's thread, whose mask a
+  // previous job may have left narrowed.
+  my_mask = static_cast<std::uint32_t>(trace_mask::all);
   if (!pgas_trace_on_storage) return;
   my_trace = the_tracer.threads[static_cast<std::size_t>(thread)].get();
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <tuple>
@@ -122,7 +123,12 @@ std::string trace_file_text(const job& j, const trace_snapshot& s, std::size_t m
   nlohmann::json doc;
   doc["format"] = "pgas-trace";
   doc["version"] = 1;
-  doc["program"] = j.argc > 0 && j.argv != nullptr && j.argv[0] != nullptr ? j.argv[0] : "";
+  // The program's absolute path, so that runs started as ./app and /path/app are one program
+  // to pgas-trace; argv[0] when the link cannot be read.
+  std::string program = j.argc > 0 && j.argv != nullptr && j.argv[0] != nullptr ? j.argv[0] : "";
+  std::error_code ec;
+  if (auto exe = std::filesystem::read_symlink("/proc/self/exe", ec); !ec) program = exe.string();
+  doc["program"] = program;
   nlohmann::json args = nlohmann::json::array();
   for (int i = 1; i < j.argc; ++i)
     args.push_back(j.argv[i] != nullptr ? j.argv[i] : "");

@@ -166,7 +166,7 @@ void check_program(const std::string& program) {
 // 0 when there are none, exit_globals_found when there are; a file that cannot be read as ELF
 // is a usage error. A name without '/' is looked up in PATH, as the exec would.
 // What --trace without a value stands for, and the file it means: PROGRAM.trace here.
-constexpr std::string_view default_trace = "@program";
+constexpr std::string_view default_trace = "true";  // what CLI11 gives a bare flag
 std::string trace_file(const std::string& given, const std::vector<std::string>& command) {
   if (given != default_trace) return given;
   if (command.empty()) return "pgas.trace";
@@ -300,7 +300,7 @@ int launch(int argc, char** argv) {
                  "thread is and its backtrace; exit status 124")
       ->type_name("SECONDS")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.add_flag("--trace{@program}")
+  app.add_flag("--trace")
       ->description(
           "Trace every shared access into FILE (default\n"
           "PROGRAM.trace in the current directory):\n"

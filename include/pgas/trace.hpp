@@ -30,9 +30,10 @@
 // the file is written by renaming a complete file over its name. A file that cannot be written
 // is found before any thread starts: the job does not run (pgasrun exits 2).
 //
-// Cost. With tracing compiled in (Meson option `trace`, the default) and no job tracing, an
-// element access tests one flag. While tracing, each traced access costs a call and a
-// look-up in the thread's table (the README gives the measured figures).
+// Cost. Element accesses carry their hooks only in programs compiled with
+// -DPGAS_TRACE_ELEMENTS=1 (pgas/config.hpp says why); every library call is traced whatever the
+// program was compiled with, testing one flag while no job traces. While tracing, a traced
+// element access costs a call and a look-up in the thread's table (the README gives figures).
 //
 // Contract.
 //   * Collective: no; every function acts on the calling thread only.

@@ -194,11 +194,14 @@ shared_alloc all_alloc(std::size_t nblocks, std::size_t nbytes, std::source_loca
   shared_alloc a = detail_make_shared_alloc(got - 1, nblocks, nbytes, *part);
   if (detail::trace_on) [[unlikely]]
     detail::trace_allocation(a.offset(), *part, -1, where);
-  // First touch by the owner: one write per page of this thread's part.
-  auto* p = static_cast<volatile char*>(a.part(mythread()));
+  // First touch by the owner: one write per page of this thread's part. An atomic add of 0,
+  // not p[i] = p[i]: all_alloc ends without a barrier, so another thread may already read or
+  // write this part (a store between the re-write's load and store would be lost; the thread
+  // sanitizer reported a software cache's fill racing with it).
+  auto* p = static_cast<char*>(a.part(mythread()));
   const std::size_t page = detail::os_page_size();
   for (std::size_t i = 0; i < *part; i += page)
-    p[i] = p[i];
+    __atomic_fetch_add(p + i, 0, __ATOMIC_RELAXED);
   return a;
 }
 

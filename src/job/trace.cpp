@@ -323,22 +323,22 @@ inline bool changed(const void* now, const unsigned char* then, std::size_t byte
   return std::memcmp(x, then, std::min(bytes, snapshot_bytes)) != 0;
 }
 
+// Adds one access of `bytes` to `e`, counting it as detail lost when `e` is a kind's
+// detail-less entry.
+inline void count(thread_trace& t, trace_entry* e, trace_dir dir, std::size_t bytes) noexcept {
+  ++e->calls[static_cast<std::size_t>(dir)];
+  e->bytes[static_cast<std::size_t>(dir)] += bytes;
+  if (e >= t.lost.data() && e < t.lost.data() + t.lost.size()) ++t.lost_calls;
+}
+
 // Decides the pending element access's direction: a write when its bytes changed since.
 inline void settle(thread_trace& t) noexcept {
   if (t.pending == nullptr) [[likely]]
     return;
-  const auto d = static_cast<std::size_t>(
-      changed(t.pending_at, t.snapshot, t.pending_bytes) ? trace_dir::write : trace_dir::read);
-  ++t.pending->calls[d];
-  t.pending->bytes[d] += t.pending_bytes;
-  if (t.pending >= t.lost.data() && t.pending < t.lost.data() + t.lost.size()) ++t.lost_calls;
+  count(t, t.pending,
+        changed(t.pending_at, t.snapshot, t.pending_bytes) ? trace_dir::write : trace_dir::read,
+        t.pending_bytes);
   t.pending = nullptr;
-}
-
-void count(thread_trace& t, trace_entry* e, trace_dir dir, std::size_t bytes) noexcept {
-  ++e->calls[static_cast<std::size_t>(dir)];
-  e->bytes[static_cast<std::size_t>(dir)] += bytes;
-  if (e >= t.lost.data() && e < t.lost.data() + t.lost.size()) ++t.lost_calls;
 }
 
 std::uint64_t now_ns() noexcept {
@@ -352,15 +352,7 @@ std::uint64_t now_ns() noexcept {
 void trace_reference(const void* element, std::size_t bytes) noexcept {
   thread_trace* t = my_trace;
   if (t == nullptr) return;
-  if (t->pending != nullptr) {  // settle(), with its fixed-size compare inlined
-    const auto d = static_cast<std::size_t>(
-        changed(t->pending_at, t->snapshot, t->pending_bytes) ? trace_dir::write : trace_dir::read);
-    ++t->pending->calls[d];
-    t->pending->bytes[d] += t->pending_bytes;
-    if (t->pending >= t->lost.data() && t->pending < t->lost.data() + t->lost.size())
-      ++t->lost_calls;
-    t->pending = nullptr;
-  }
+  settle(*t);
   if ((my_mask & 1u) == 0) return;
   const auto pc = reinterpret_cast<std::uintptr_t>(__builtin_return_address(0));
   trace_entry* e = nullptr;

@@ -18,6 +18,7 @@
 //   openmp      the same kernel as an OpenMP user writes it, on PGAS_THREADS threads;
 //   cached      (cc, stencil2d) other threads' elements through the software cache;
 //   coalesced   (cc, stencil2d) other threads' elements through a coalescing schedule.
+//   blas, library  (matmul_tiled, cholesky) see tile_variants below.
 // A kernel runs all_variants unless it declares its own list (cache_variants below).
 //
 // A kernel supplies main(), parses with parse_kernel_args, runs its variant and calls
@@ -54,6 +55,16 @@ inline const std::vector<std::string> all_variants = {"seq",    "naive", "privat
 /// seq, naive and openmp as above.
 inline const std::vector<std::string> cache_variants = {"seq", "naive", "cached", "coalesced",
                                                         "openmp"};
+
+/// The variants of the dense tiled kernels of Barton et al.'s multiblocking (matmul_tiled,
+/// cholesky), on `shared [b][b] double` arrays:
+///   naive       A(i, j) on the tiled arrays for every element;
+///   blas        each tile through OpenBLAS and LAPACKE, single-threaded inside each pgas
+///               thread, remote tiles copied whole into scratch with pgas::memget;
+///   library     the baseline: one OpenBLAS / LAPACKE call on the whole plain matrix with
+///               OpenBLAS's own threads (PGAS_THREADS of them), no runtime;
+/// seq (plain C++, no BLAS) and openmp (the seq loops under OpenMP, no BLAS) as above.
+inline const std::vector<std::string> tile_variants = {"seq", "naive", "openmp", "blas", "library"};
 
 struct kernel_args {
   std::string kernel;
@@ -151,14 +162,18 @@ struct timing {
 
 /// Times `reps` calls of `once` after one untimed warm-up call. `sync` runs before and after
 /// each call (a pgas::barrier for collective variants, nothing otherwise), so a repetition's
-/// time is the slowest thread's.
+/// time is the slowest thread's. `prepare` runs untimed before every call, before `sync` (a
+/// kernel that overwrites its input, such as cholesky, restores it there).
 inline timing time_reps(
-    int reps, const std::function<void()>& once, const std::function<void()>& sync = [] {}) {
+    int reps, const std::function<void()>& once, const std::function<void()>& sync = [] {},
+    const std::function<void()>& prepare = [] {}) {
   using clock = std::chrono::steady_clock;
   std::vector<double> s;
+  prepare();
   sync();
   once();
   for (int r = 0; r < reps; ++r) {
+    prepare();
     sync();
     const auto t0 = clock::now();
     once();

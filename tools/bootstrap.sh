@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 
 packages=(g++ python3 meson ninja-build pkgconf cmake libhwloc-dev hwloc libnuma-dev libjemalloc-dev
   catch2 libcli11-dev libfmt-dev nlohmann-json3-dev libdivide-dev libunwind-dev
-  libelf-dev libdw-dev)
+  libelf-dev libdw-dev libopenblas-dev liblapacke-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

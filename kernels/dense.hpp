@@ -37,7 +37,7 @@ namespace pgas::kernels {
 
 /// The tile edge b of `shared [b][b] double` and the tile loops of every variant.
 struct tile_option {
-  std::size_t tile = 64;
+  std::size_t tile = 256;
   /// Adds --tile to a kernel's command line (parse_kernel_args' add_options).
   void add_to(CLI::App& app) {
     app.add_option("--tile", tile,

@@ -10,6 +10,7 @@ a machine whose speed drifts; the figures of the README's tracing table come fro
   tools/bench_pair.py --a build/kernels --b build-notrace/kernels -n 2 --pairs 7 \\
       matmul:naive,auto sobel:naive,auto cc:naive,coalesced
   tools/bench_pair.py --a build/kernels --b-pgasrun=--trace=/tmp/x.trace -n 2 cc:naive
+  tools/bench_pair.py --a build/kernels --b-variant library -n 2 matmul_tiled:blas
 
 Exit status 0, or 1 when a run fails or does not verify.
 """
@@ -41,6 +42,7 @@ def main():
     ap.add_argument("--b", help="kernel directory of B (default: A's)")
     ap.add_argument("--b-pgasrun", default="", help="extra pgasrun options for B, comma-separated")
     ap.add_argument("--a-pgasrun", default="", help="extra pgasrun options for A, comma-separated")
+    ap.add_argument("--b-variant", help="B runs this variant instead of A's (blas against library)")
     ap.add_argument("-n", "--threads", type=int, default=2)
     ap.add_argument("--pairs", type=int, default=5)
     ap.add_argument("--args", default="", help="kernel arguments, space-separated (e.g. '--size 512')")
@@ -57,11 +59,13 @@ def main():
             a, b, ratios = [], [], []
             for _ in range(o.pairs):
                 ta = run(o.pgasrun, a_opts, o.threads, os.path.join(o.a, kernel), variant, extra)
-                tb = run(o.pgasrun, b_opts, o.threads, os.path.join(b_dir, kernel), variant, extra)
+                tb = run(o.pgasrun, b_opts, o.threads, os.path.join(b_dir, kernel),
+                         o.b_variant or variant, extra)
                 a.append(ta)
                 b.append(tb)
                 ratios.append(ta / tb)
-            print(f"{kernel:<12} {variant:<11} {statistics.median(a):>11.4f} "
+            shown = f"{variant}/{o.b_variant}" if o.b_variant else variant
+            print(f"{kernel:<12} {shown:<11} {statistics.median(a):>11.4f} "
                   f"{statistics.median(b):>11.4f} {statistics.median(ratios):>7.3f}", flush=True)
 
 

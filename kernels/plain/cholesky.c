@@ -1,6 +1,6 @@
 /* kernels/plain/cholesky.c — the plain C baseline of kernels/cholesky.cpp: A = UᵀU of the same
- * size × size symmetric positive definite matrix, right-looking on 64 × 64 tiles (the kernel's
- * default; the largest power of two up to 64 that divides the size otherwise) with the same
+ * size × size symmetric positive definite matrix, right-looking on 256 × 256 tiles (the kernel's
+ * default; the largest power of two up to 256 that divides the size otherwise) with the same
  * row-oriented tile loops, one untimed warm-up and the median of the timed repetitions, the
  * matrix restored before each; checked by the residual max |A - UᵀU| / (max |A| · n · ε). */
 #include <float.h>
@@ -76,7 +76,7 @@ static void fill(double* a, size_t n) {
 int main(int argc, char** argv) {
   const struct plain_args args = plain_parse(argc, argv, "cholesky", 1024, 1);
   const size_t n = args.size;
-  size_t b = 64;
+  size_t b = 256;
   while (n % b != 0)
     b /= 2;
   double* a = plain_alloc_huge(n * n * sizeof(double));

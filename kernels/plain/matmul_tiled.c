@@ -1,12 +1,12 @@
 /* kernels/plain/matmul_tiled.c — the plain C baseline of kernels/matmul_tiled.cpp: C = A × B on
- * size × size double matrices, computed tile by tile (64 × 64, the kernel's default; smaller at
+ * size × size double matrices, computed tile by tile (256 × 256, the kernel's default; smaller at
  * the edges) in i-k-j order within each tile,
  * one untimed warm-up and the median of the timed repetitions. Same inputs as the kernel (small
  * integers: every sum is exact); every row up to size 512, else 64 rows, checked against a
  * product accumulated over the rows of B. */
 #include "plain.h"
 
-enum { tile = 64 };
+enum { tile = 256 };
 
 static double a_value(size_t i, size_t k) {
   return (double)((int)((i * 31 + k * 17) % 17) - 8);

@@ -64,13 +64,13 @@ inline void check_usage_error(const char* program_env, const std::string& args,
   CHECK(out.text.find(message) != std::string::npos);
 }
 
-// A size that is not a multiple of the tile (given or the default 64), a zero tile and another
+// A size that is not a multiple of the tile (given or the default 256), a zero tile and another
 // kernel's variant exit 2 with a message naming what was wrong.
 inline void check_usage_errors(const char* program_env) {
   check_usage_error(program_env, "--variant blas --size 50 --tile 8",
                     "--size 50 is not a multiple of --tile 8");
   check_usage_error(program_env, "--variant library --size 100",
-                    "--size 100 is not a multiple of --tile 64");
+                    "--size 100 is not a multiple of --tile 256");
   check_usage_error(program_env, "--variant seq --size 64 --tile 0", "--tile");
   check_usage_error(program_env, "--variant tables --size 64", "--variant");
 }

@@ -1,0 +1,309 @@
+// pgas/cuts.hpp — locality cuts: a loop over a box of a tiled array, split into runs in which
+// every access A(i + k) has one fixed owner, so that each run indexes plain memory.
+//
+//   pgas::shared_array<double, 2> In({n, n}, pgas::block_spec::tiles({64, 64}));
+//   pgas::shared_array<double, 2> Out({n, n}, pgas::block_spec::tiles({64, 64}));
+//   // Out(i, j) = mean of In's four neighbours, for the iterations this thread owns:
+//   pgas::forall_cuts(In, pgas::box{{1, n - 1}, {1, n - 1}},
+//                     pgas::offsets{{-1, 0}, {1, 0}, {0, -1}, {0, 1}},
+//                     [](auto in, std::size_t, std::size_t, double& out) {
+//                       out = (in[0] + in[1] + in[2] + in[3]) / 4;
+//                     },
+//                     Out);
+//
+// The model. A loop `upc_forall (i in box; &A[i])` runs, on thread t, the iterations whose
+// element A(i) t owns: the box intersected with t's tiles. An access A(i + k) at a constant
+// offset k reads, for the iterations of one tile, a block shifted by k, which spans at most
+// two tiles along each dimension: along dimension d the owner can change only at the cut
+// b_d − k_d mod b_d from the tile's start, and the owner of each of the (at most) 2^rank parts
+// is the owner of its corner shifted by k. cut_plan applies this per tile of the thread and
+// per access, then intersects the parts of every access: the runs. Within a run each access
+// reads one tile of one owner, row-major, so the element of iteration i is at
+// targets[a].offset + Σ_d (i_d − lo_d) · strides()[d] in the owner's part. The cost is
+// O(tiles of the thread in the box × parts per tile × accesses) and does not depend on the
+// number of iterations (a tile with a offsets has at most (a + 1)^rank parts).
+//
+// The formulas are those of Barton et al.'s locality analysis for multiblocked UPC arrays:
+// Cut_i = b_i − k_i mod b_i for dimensions 0 … n−2, and for the last dimension, where
+// consecutive tiles go to consecutive threads, Cut^Upper = (tpn − course(k)) · b_{n−1} −
+// k_{n−1} mod b_{n−1} and Cut^Lower the same for k' = k + (b_i − 1 in every outer dimension),
+// with tpn threads per node and course(k) the position within its node of the thread that owns
+// the tile corner shifted by k. cut_formula_of() computes them (pgas-layout --cuts prints
+// them); the runs do not depend on them: each run's owners are computed at its corner. pgas
+// differs from the paper in that it splits at run time, for the box and offsets it is given,
+// instead of restructuring the loop at compile time, and in that a remote run is still plain
+// memory (one address space): locality decides speed (NUMA), never correctness.
+//
+// Layouts. Tiled arrays of any rank; block-cyclic arrays whose blocks are tiles of the
+// row-major order: rank 1 (any block, [*] too), or rank > 1 when the block divides the last
+// extent or is a whole number of rows of a trailing sub-array (then the block is the tile
+// {1, …, 1, B} or {m, d_{r+1}, …}); indefinite arrays (one tile on thread 0).
+//
+// Locality. An access is local when its owner is the calling thread (the default: what a
+// thread reaches through its own part) or, with cut_options::threads_per_node = T > 1, a thread
+// of the calling thread's group of T consecutive threads (the paper's nodes).
+//
+// Contract.
+//   * Collective: nothing here. forall_cuts runs the calling thread's iterations only, with no
+//     barrier, as pgas::forall does; follow it with pgas::barrier() before other threads read
+//     what it wrote.
+//   * Errors (pgas/error.hpp), misuse named at the box's construction (forall_cuts) or at the
+//     cut_plan's: an access that leaves the array for an iteration of the box (naming the
+//     access, the iteration and the extents); a box outside the array or empty in no
+//     dimension is fine (no runs), but a box with lo > hi or beyond an extent is misuse; box,
+//     offsets and array of different ranks; no offsets, or more than max_cut_accesses; arrays
+//     of one loop with different layouts (extents, blocks or threads); a block-cyclic block
+//     that is not a tile of the row-major order (see Layouts); threads_per_node < 1 or a
+//     thread outside [0, THREADS). Inside a job the job ends naming the thread, file and
+//     line; outside one pgas::usage_error is thrown.
+//   * Outside a job: cut_plan works (it is a pure model); forall_cuts runs every iteration on
+//     the calling thread, as THREADS is 1.
+//   * Memory ordering: none; the body's accesses are relaxed (pgas/shared_array.hpp).
+//   * Thread safety: a const cut_plan may be read from any number of threads.
+#pragma once
+
+#include <pgas/detail/export.hpp>
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <source_location>
+#include <span>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <pgas/detail/trace_hook.hpp>
+#include <pgas/layout.hpp>
+#include <pgas/runtime.hpp>
+
+namespace pgas {
+
+/// The most accesses (offsets) one cut_plan or forall_cuts takes.
+inline constexpr std::size_t max_cut_accesses = 32;
+
+/// One dimension of a loop box: the iterations lo, lo + 1, … below hi.
+struct interval {
+  std::ptrdiff_t lo = 0;
+  std::ptrdiff_t hi = 0;
+  interval() = default;
+  /// Any two integers (a size_t extent, an int bound): no narrowing error in braces.
+  template <std::integral L, std::integral H>
+  interval(L l, H h) : lo(static_cast<std::ptrdiff_t>(l)), hi(static_cast<std::ptrdiff_t>(h)) {}
+};
+
+/// A loop box, one interval per dimension: pgas::box{{lo0, hi0}, {lo1, hi1}}. It remembers
+/// where it was written, the call site forall_cuts names on misuse.
+class box {
+ public:
+  box(std::initializer_list<interval> dims,
+      std::source_location where = std::source_location::current())
+      : dims_(dims), where_(where) {}
+  box(std::vector<interval> dims, std::source_location where = std::source_location::current())
+      : dims_(std::move(dims)), where_(where) {}
+  std::size_t rank() const noexcept { return dims_.size(); }
+  const interval& operator[](std::size_t d) const noexcept { return dims_[d]; }
+  const std::source_location& where() const noexcept { return where_; }
+
+ private:
+  std::vector<interval> dims_;
+  std::source_location where_;
+};
+
+/// The accesses of a loop, one offset vector k per access A(i + k):
+/// pgas::offsets{{-1, 0}, {1, 0}}. Access a is the a-th vector.
+class offsets {
+ public:
+  offsets(std::initializer_list<std::initializer_list<std::ptrdiff_t>> ks) {
+    for (const auto& k : ks) ks_.emplace_back(k);
+  }
+  explicit offsets(std::vector<std::vector<std::ptrdiff_t>> ks) : ks_(std::move(ks)) {}
+  std::size_t size() const noexcept { return ks_.size(); }
+  const std::vector<std::ptrdiff_t>& operator[](std::size_t a) const noexcept { return ks_[a]; }
+
+ private:
+  std::vector<std::vector<std::ptrdiff_t>> ks_;
+};
+
+struct cut_options {
+  /// Locality granularity: an owner is local when owner / T == thread / T (T = 1: the thread).
+  int threads_per_node = 1;
+};
+
+/// Where one access of one run reads: its owner, whether that is local, and the offset (in
+/// elements, in the owner's part, pgas::layout's offsets) of the element the run's first
+/// iteration reads.
+struct cut_target {
+  int owner = 0;
+  bool local = false;
+  std::size_t offset = 0;
+  friend bool operator==(const cut_target&, const cut_target&) = default;
+};
+
+/// A run: the iterations lo[d] <= i_d < hi[d] (d < rank), all in one tile of the calling
+/// thread, in which every access has one owner.
+struct cut_run {
+  std::array<std::size_t, layout::max_rank> lo{};
+  std::array<std::size_t, layout::max_rank> hi{};
+  /// Offset (in the calling thread's part) of the element A(lo): the affinity element.
+  std::size_t offset = 0;
+  /// Every access local.
+  bool local = false;
+  /// This run's targets: cut_plan::targets(run)[a] for access a.
+  std::size_t first_target = 0;
+  /// Iterations in the run.
+  std::size_t iterations(std::size_t rank) const noexcept {
+    std::size_t n = 1;
+    for (std::size_t d = 0; d < rank; ++d) n *= hi[d] - lo[d];
+    return n;
+  }
+};
+
+/// The runs of the calling thread (or any thread) for one layout, box and set of offsets.
+class PGAS_API cut_plan {
+ public:
+  /// Computes the runs of `thread` (see the top of this header for errors, named at `where`).
+  cut_plan(const layout& l, const box& b, const offsets& k, int thread, cut_options options = {},
+           std::source_location where = std::source_location::current());
+
+  std::size_t rank() const noexcept { return rank_; }
+  std::size_t accesses() const noexcept { return accesses_; }
+  int thread() const noexcept { return thread_; }
+  /// The runs, tile by tile in the thread's storage order, each tile's runs row-major.
+  const std::vector<cut_run>& runs() const noexcept { return runs_; }
+  /// The targets of `r` (accesses() of them, in the order of the offsets).
+  std::span<const cut_target> targets(const cut_run& r) const noexcept {
+    return {targets_.data() + r.first_target, accesses_};
+  }
+  /// The tile the model uses (the layout's tile, or a block-cyclic block as a tile).
+  std::span<const std::size_t> tile() const noexcept { return {tile_.data(), rank_}; }
+  /// Row-major strides (in elements) within a tile: the last is 1.
+  std::span<const std::size_t> strides() const noexcept { return {strides_.data(), rank_}; }
+  /// Iterations of all runs (the thread's iterations of the box).
+  std::size_t iterations() const noexcept { return iterations_; }
+  /// Iterations of the runs in which every access is local.
+  std::size_t local_iterations() const noexcept { return local_iterations_; }
+
+ private:
+  std::size_t rank_ = 0;
+  std::size_t accesses_ = 0;
+  int thread_ = 0;
+  std::array<std::size_t, layout::max_rank> tile_{};
+  std::array<std::size_t, layout::max_rank> strides_{};
+  std::vector<cut_run> runs_;
+  std::vector<cut_target> targets_;
+  std::size_t iterations_ = 0;
+  std::size_t local_iterations_ = 0;
+};
+
+/// The paper's cut values for one access and one tile (row-major tile index `tile` of the
+/// model's tiles, cut_plan::tile()), threads_per_node tpn: cut[i] = Cut_i = b_i − k_i mod b_i
+/// for i < rank − 1, and for the last dimension Cut^Upper and Cut^Lower (see the top), each −1
+/// when the shifted corner it needs lies outside the array. All are counted from the tile's
+/// first index along their dimension. For rank 1, lower == upper. Errors as cut_plan's.
+struct cut_formula {
+  std::vector<std::size_t> cut;
+  std::ptrdiff_t upper = -1;
+  std::ptrdiff_t lower = -1;
+};
+PGAS_API cut_formula cut_formula_of(const layout& l, std::size_t tile, std::span<const std::ptrdiff_t> k,
+                                    int threads_per_node,
+                                    std::source_location where = std::source_location::current());
+
+namespace detail {
+
+/// forall_cuts's element access: e[a] (or e(a)) is access a's element at the current iteration.
+/// `local` tells the body which instantiation it is in.
+template <class T, bool Local>
+struct cut_elements {
+  static constexpr bool local = Local;
+  T* const* rows;
+  std::size_t j;
+  [[gnu::always_inline]] T& operator[](std::size_t a) const noexcept {
+    T* const e = rows[a] + j;
+    if constexpr (!Local) detail::trace_element(e);
+    return *e;
+  }
+  [[gnu::always_inline]] T& operator()(std::size_t a) const noexcept { return (*this)[a]; }
+};
+
+/// Misuse unless every layout equals the first (named at `where`).
+PGAS_API void cuts_check_layouts(const layout& first, std::initializer_list<const layout*> others,
+                                 const std::source_location& where);
+
+template <bool Local, std::size_t Rank, class T, class Body, class Outs, std::size_t... D>
+[[gnu::always_inline]] inline void cuts_run(const cut_run& r, std::span<const std::size_t> strides,
+                                            const std::array<T*, max_cut_accesses>& base,
+                                            std::size_t accesses, const Outs& out_base,
+                                            Body& body, std::index_sequence<D...>) {
+  // Outer dimensions 0 … Rank−2 by an odometer; the innermost is a counted loop over plain
+  // pointers (rows[a] + j), which the compiler vectorises as a hand-privatised loop.
+  std::array<std::size_t, Rank> idx{};
+  for (std::size_t d = 0; d < Rank; ++d) idx[d] = r.lo[d];
+  const std::size_t len = r.hi[Rank - 1] - r.lo[Rank - 1];
+  const std::size_t j0 = r.lo[Rank - 1];
+  for (;;) {
+    std::size_t rel = 0;
+    for (std::size_t d = 0; d + 1 < Rank; ++d) rel += (idx[d] - r.lo[d]) * strides[d];
+    std::array<T*, max_cut_accesses> rows;
+    for (std::size_t a = 0; a < accesses; ++a) rows[a] = base[a] + rel;
+    std::apply(
+        [&](auto*... o) {
+          for (std::size_t jj = 0; jj < len; ++jj)
+            body(cut_elements<T, Local>{rows.data(), jj}, idx[D]..., j0 + jj, (o + rel)[jj]...);
+        },
+        out_base);
+    std::size_t d = Rank - 1;
+    for (;;) {
+      if (d == 0) return;
+      --d;
+      if (++idx[d] < r.hi[d]) break;
+      idx[d] = r.lo[d];
+    }
+  }
+}
+
+}  // namespace detail
+
+/// Runs body for every iteration of `b` whose element A(i…) the calling thread owns, split into
+/// the runs of cut_plan (accesses A(i + k_a) for the offsets k). The body is called as
+///   body(e, i0, …, i_{Rank−1}, out0, out1, …)
+/// with e[a] the element of access a (T&), the iteration's indices (std::size_t), and outN the
+/// element (i…) of the N-th array in `outs` (same layout as A, checked; its element type may
+/// differ), which the calling thread owns. The body is a generic lambda, instantiated twice:
+/// decltype(e)::local is true in runs where every access is local, false in the others. Both
+/// resolve each access once per run to the owner's tile (one address space: a remote tile is
+/// plain memory too) and index it with row-major in-tile arithmetic, so the innermost loop is a
+/// counted loop over contiguous memory; the remote instantiation also reports each element
+/// to element tracing (pgas/trace.hpp) as A(i…) would. Not collective; errors at the top of
+/// this header, named at the box's line. The model costs one cut_plan per call: for many
+/// calls with the same box, build a cut_plan once and loop over its runs yourself.
+template <class Array, class Body, class... Outs>
+void forall_cuts(const Array& a, const box& b, const offsets& k, Body&& body, const Outs&... outs) {
+  constexpr std::size_t rank = Array::rank;
+  using T = typename Array::value_type;
+  if constexpr (sizeof...(Outs) > 0)
+    detail::cuts_check_layouts(a.layout(), {&outs.layout()...}, b.where());
+  const int me = mythread();
+  const cut_plan plan(a.layout(), b, k, me, {}, b.where());
+  const std::span<const std::size_t> strides = plan.strides();
+  const std::size_t accesses = plan.accesses();
+  for (const cut_run& r : plan.runs()) {
+    std::array<T*, max_cut_accesses> base{};
+    const std::span<const cut_target> tg = plan.targets(r);
+    for (std::size_t x = 0; x < accesses; ++x)
+      base[x] = a.local_part(tg[x].owner).data() + tg[x].offset;
+    const std::tuple<typename Outs::value_type*...> out_base{outs.local_part(me).data() +
+                                                             r.offset...};
+    if (r.local)
+      detail::cuts_run<true, rank>(r, strides, base, accesses, out_base, body,
+                                   std::make_index_sequence<rank - 1>{});
+    else
+      detail::cuts_run<false, rank>(r, strides, base, accesses, out_base, body,
+                                    std::make_index_sequence<rank - 1>{});
+  }
+}
+
+}  // namespace pgas

@@ -54,6 +54,7 @@ PUBLIC = {
     "detail/value_exchange.hpp": "job",
     "detail/static_registry.hpp": "job",
     "trace.hpp": "job",
+    "reuse.hpp": "job",
     "detail/trace_hook.hpp": "job",
     "detail/sync_listener.hpp": "job",
     "alloc.hpp": "objects",

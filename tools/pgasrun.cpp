@@ -165,12 +165,14 @@ void check_program(const std::string& program) {
 // --check-globals: lists the program's writable globals on stdout without running it. Returns
 // 0 when there are none, exit_globals_found when there are; a file that cannot be read as ELF
 // is a usage error. A name without '/' is looked up in PATH, as the exec would.
-// What --trace without a value stands for, and the file it means: PROGRAM.trace here.
-constexpr std::string_view default_trace = "true";  // what CLI11 gives a bare flag
-std::string trace_file(const std::string& given, const std::vector<std::string>& command) {
-  if (given != default_trace) return given;
-  if (command.empty()) return "pgas.trace";
-  return std::filesystem::path(command.front()).filename().string() + ".trace";
+// What --trace (--reuse) without a value stands for, and the file it means: PROGRAM.trace
+// (PROGRAM.reuse) here.
+constexpr std::string_view default_file = "true";  // what CLI11 gives a bare flag
+std::string recording_file(const std::string& given, const std::vector<std::string>& command,
+                           const std::string& suffix) {
+  if (given != default_file) return given;
+  if (command.empty()) return "pgas" + suffix;
+  return std::filesystem::path(command.front()).filename().string() + suffix;
 }
 
 int check_globals(const std::string& program) {
@@ -307,6 +309,26 @@ int launch(int argc, char** argv) {
           "read it with pgas-trace FILE")
       ->type_name("[=FILE]")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_flag("--reuse")
+      ->description(
+          "Record the reuse distances of accesses to\n"
+          "other threads' data into FILE (default\n"
+          "PROGRAM.reuse in the current directory):\n"
+          "read it with pgas-reuse show FILE")
+      ->type_name("[=FILE]")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--reuse-grain",
+                 "The unit whose reuse --reuse measures: the\n"
+                 "element (default), its 64-byte line, or its\n"
+                 "array's UPC block")
+      ->type_name("element|line|block")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--reuse-mode",
+                 "exact (default) or approximate reuse\n"
+                 "distances (below 32 exact, longer ones from\n"
+                 "one unit in 8, scaled: for long runs)")
+      ->type_name("exact|approximate")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_flag("--dry-run", o.dry_run,
                "Print the placement on stdout and exit\n"
                "without running anything (PROGRAM is then\n"
@@ -343,7 +365,8 @@ int launch(int argc, char** argv) {
     if (opt->count() == 0) continue;
     // A flag sets its boolean variable.
     std::string text = v.kind == pgas::detail::env_kind::boolean ? "1" : opt->as<std::string>();
-    if (v.id == pgas::detail::env_id::trace) text = trace_file(text, command);
+    if (v.id == pgas::detail::env_id::trace) text = recording_file(text, command, ".trace");
+    if (v.id == pgas::detail::env_id::reuse) text = recording_file(text, command, ".reuse");
     try {
       pgas::detail::env_check(v.id, text, v.pgasrun_option);
     } catch (const std::invalid_argument& e) {
@@ -372,12 +395,16 @@ int launch(int argc, char** argv) {
   }
   if (command.empty()) throw usage_error("no program to run (see pgasrun --help)");
   check_program(command.front());
-  if (const char* trace = std::getenv("PGAS_TRACE"); trace != nullptr && *trace != '\0') {
-    // Found now, not after a long run: the job would not start anyway.
-    try {
-      pgas::detail::check_replaceable(trace);
-    } catch (const std::runtime_error& e) {
-      fail(exit_usage, std::string("--trace: ") + e.what());
+  // A file that cannot be written is found now, not after a long run: the job would not start
+  // anyway.
+  for (const auto& [name, option] :
+       {std::pair{"PGAS_TRACE", "--trace"}, {"PGAS_REUSE", "--reuse"}}) {
+    if (const char* file = std::getenv(name); file != nullptr && *file != '\0') {
+      try {
+        pgas::detail::check_replaceable(file);
+      } catch (const std::runtime_error& e) {
+        fail(exit_usage, std::string(option) + ": " + e.what());
+      }
     }
   }
   if (verbose_opt->count() > 0) {

@@ -33,6 +33,7 @@
 #include <pgas/nb.hpp>
 #include <pgas/owned_range.hpp>
 #include <pgas/privatize.hpp>
+#include <pgas/reuse.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/shared_array.hpp>
 #include <pgas/shared_storable.hpp>

@@ -27,9 +27,11 @@ constexpr std::string_view bind_words[] = {"core", "numa", "socket", "none"};
 constexpr std::string_view map_words[] = {"core", "numa", "socket"};
 constexpr std::string_view report_words[] = {"memory", "tables"};
 constexpr std::string_view tables_words[] = {"auto", "off"};
+constexpr std::string_view reuse_grain_words[] = {"element", "line", "block"};
+constexpr std::string_view reuse_mode_words[] = {"exact", "approximate"};
 
 // In env_id order (checked by env_row).
-constexpr std::array<env_var, 15> table = {{
+constexpr std::array<env_var, 18> table = {{
     {.id = env_id::threads,
      .name = "PGAS_THREADS",
      .kind = env_kind::integer,
@@ -153,6 +155,31 @@ constexpr std::array<env_var, 15> table = {{
      .description = "Most memory one thread's trace tables may use; past it, accesses are "
                     "counted without their site, array and owner, and the job says how many.",
      .lo = 64 * 1024},
+    {.id = env_id::reuse,
+     .name = "PGAS_REUSE",
+     .kind = env_kind::text,
+     .default_value = "",
+     .pgasrun_option = "--reuse",
+     .description = "Record into this file, per thread and source line, the histogram of reuse "
+                    "distances of accesses to other threads' data (pgas-reuse(1) reads it). The "
+                    "file is checked before the job starts and written when it ends.",
+     .accepted = "a file name"},
+    {.id = env_id::reuse_grain,
+     .name = "PGAS_REUSE_GRAIN",
+     .kind = env_kind::word,
+     .default_value = "element",
+     .pgasrun_option = "--reuse-grain",
+     .description = "The unit whose reuse PGAS_REUSE measures: the element, its 64-byte line, or "
+                    "its array's UPC block.",
+     .words = reuse_grain_words},
+    {.id = env_id::reuse_mode,
+     .name = "PGAS_REUSE_MODE",
+     .kind = env_kind::word,
+     .default_value = "exact",
+     .pgasrun_option = "--reuse-mode",
+     .description = "Exact reuse distances, or approximate ones for long runs (distances below "
+                    "32 exact, longer ones from one unit in 8, scaled).",
+     .words = reuse_mode_words},
 }};
 
 [[noreturn]] void internal_error(std::string_view what) {

@@ -38,6 +38,9 @@ enum class env_id : std::uint8_t {
   nb_threshold,
   trace,
   trace_memory,
+  reuse,
+  reuse_grain,
+  reuse_mode,
 };
 
 /// What a variable holds; with the row's bounds, its parser. The C++ type each kind parses to

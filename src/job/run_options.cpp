@@ -53,6 +53,9 @@ run_settings run_settings_read(const run_options& given) {
       env_read<std::size_t>(env_id::nb_threshold).value_or(std::numeric_limits<std::size_t>::max());
   s.trace_file = env_read<std::string>(env_id::trace).value_or("");
   s.trace_memory = *env_read<std::size_t>(env_id::trace_memory);
+  s.reuse_file = env_read<std::string>(env_id::reuse).value_or("");
+  s.reuse_grain = std::string(*env_read<std::string_view>(env_id::reuse_grain));
+  s.reuse_mode = std::string(*env_read<std::string_view>(env_id::reuse_mode));
   if (*env_read<bool>(env_id::verbose)) s.verbose_dump = env_dump();
   for (const std::string& name : env_undeclared()) {
     s.warnings +=

@@ -28,6 +28,9 @@ struct run_settings {
   std::size_t nb_threshold = 0;       // PGAS_NB_THRESHOLD; SIZE_MAX: off
   std::string trace_file;             // PGAS_TRACE; empty: no tracing
   std::size_t trace_memory = 0;       // PGAS_TRACE_MEMORY
+  std::string reuse_file;             // PGAS_REUSE; empty: no reuse recording
+  std::string reuse_grain;            // PGAS_REUSE_GRAIN
+  std::string reuse_mode;             // PGAS_REUSE_MODE
   std::string verbose_dump;           // PGAS_VERBOSE: every variable with its value; else empty
   std::string warnings;               // one line per PGAS_* variable no row declares
 };

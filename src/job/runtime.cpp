@@ -26,6 +26,7 @@
 #include "src/base/os.hpp"
 #include "src/job/barrier.hpp"
 #include "src/job/job.hpp"
+#include "src/job/reuse.hpp"
 #include "src/job/run_options.hpp"
 #include "src/job/static_registry.hpp"
 #include "src/job/trace.hpp"
@@ -104,10 +105,12 @@ void thread_body(detail::job& j, int t) {
   }
   detail::arenas_thread_start(t, j.private_node[static_cast<std::size_t>(t)]);
   detail::trace_thread_begin(t);
+  detail::reuse_thread_begin(t);
 }
 
 void thread_finish(detail::job& j, int t, int status) {
   detail::trace_thread_end();
+  detail::reuse_thread_end();
   j.record(t).status = status;
   detail::arenas_thread_end(t);
   detail::barrier_thread_returned(j, t);
@@ -229,6 +232,13 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
       start_error(fmt::format("PGAS_TRACE: {}", e.what()));
     }
   }
+  if (!settings.reuse_file.empty()) {
+    try {
+      detail::reuse_job_begin(*j, settings.reuse_file, settings.reuse_grain, settings.reuse_mode);
+    } catch (const std::runtime_error& e) {
+      start_error(fmt::format("PGAS_REUSE: {}", e.what()));
+    }
+  }
   j->records = std::make_unique<detail::thread_record[]>(static_cast<std::size_t>(j->threads));
   j->values = std::make_unique<detail::value_slots[]>(static_cast<std::size_t>(j->threads));
   j->epochs = std::make_unique<detail::collective_epoch[]>(static_cast<std::size_t>(j->threads));
@@ -279,6 +289,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   std::fflush(nullptr);
   if (j->report_memory) detail::os_write_stderr(detail::space_report());
   if (!detail::trace_job_end(*j) && j->record(0).status == 0) j->record(0).status = 1;
+  if (!detail::reuse_job_end(*j) && j->record(0).status == 0) j->record(0).status = 1;
   for (auto* hook : detail::end_hooks())
     hook(*j);
   // Only now: the hooks stop the copy engines, which finish the transfers left at the job's end

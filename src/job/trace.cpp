@@ -26,6 +26,7 @@
 #include "src/base/file.hpp"
 #include "src/base/os.hpp"
 #include "src/job/job.hpp"
+#include "src/job/reuse.hpp"
 
 // The writable name of detail::trace_on (pgas/detail/trace_hook.hpp), which every other file
 // sees as const. Only trace_job_begin and trace_job_end write it, while no job thread runs.
@@ -152,6 +153,8 @@ struct thread_trace {
 namespace {
 
 struct tracer {
+  bool on = false;  // tracing (trace_on may be true for the reuse recorder alone)
+  bool hooks_for_others = false;
   std::string path;
   std::size_t memory = 0;
   std::uint64_t start_ns = 0;
@@ -350,11 +353,13 @@ std::uint64_t now_ns() noexcept {
 // ---- the hooks ----------------------------------------------------------------------------
 
 void trace_reference(const void* element, std::size_t bytes) noexcept {
+  const auto pc = reinterpret_cast<std::uintptr_t>(__builtin_return_address(0));
+  if (reuse_thread* r = reuse_mine; r != nullptr && (my_mask & 1u) != 0)
+    reuse_element(*r, pc, element, bytes);
   thread_trace* t = my_trace;
   if (t == nullptr) return;
   settle(*t);
   if ((my_mask & 1u) == 0) return;
-  const auto pc = reinterpret_cast<std::uintptr_t>(__builtin_return_address(0));
   trace_entry* e = nullptr;
   // The hit path of entry_for, inline: the same code address, owner and allocation range.
   const auto off = static_cast<std::uint64_t>(static_cast<const char*>(element) - geometry.base);
@@ -382,6 +387,8 @@ void trace_reference(const void* element, std::size_t bytes) noexcept {
 
 void trace_access(trace_kind kind, trace_dir dir, const void* shared, std::size_t bytes,
                   const std::source_location& where) noexcept {
+  if (reuse_thread* r = reuse_mine; r != nullptr && shared != nullptr && wanted(kind))
+    reuse_call(*r, kind, shared, bytes, where);
   thread_trace* t = my_trace;
   if (t == nullptr) return;
   settle(*t);
@@ -465,7 +472,7 @@ void trace_cache(const void* shared, std::uint64_t hits, std::uint64_t misses,
 
 void trace_allocation(std::uint64_t offset, std::size_t bytes, int thread,
                       const std::source_location& where) noexcept {
-  if (!pgas_trace_on_storage || bytes == 0) return;
+  if (!the_tracer.on || bytes == 0) return;
   registry& r = the_registry();
   try {
     std::unique_lock lock(r.mutex);
@@ -484,7 +491,8 @@ void trace_allocation(std::uint64_t offset, std::size_t bytes, int thread,
 }
 
 void trace_release(std::uint64_t offset, int thread) noexcept {
-  if (!pgas_trace_on_storage) return;
+  reuse_release(offset, thread);
+  if (!the_tracer.on) return;
   if (my_trace != nullptr) settle(*my_trace);
   registry& r = the_registry();
   std::unique_lock lock(r.mutex);
@@ -494,7 +502,7 @@ void trace_release(std::uint64_t offset, int thread) noexcept {
 collective_scope::collective_scope(const std::source_location& where, std::size_t bytes)
     : where_(where) {
   sync_point(sync_kind::barrier);
-  if (pgas_trace_on_storage) [[unlikely]] {
+  if (the_tracer.on) [[unlikely]] {
     trace_access(trace_kind::collective, trace_dir::sync, nullptr, bytes, where);
     started_ = trace_wait_start();
   }
@@ -520,14 +528,20 @@ void trace_job_begin(job& j, const std::string& path, std::size_t memory) {
   r.live.clear();
   r.generation.fetch_add(1);
   the_tracer.start_ns = now_ns();
+  the_tracer.on = true;
   pgas_trace_on_storage = true;
+}
+
+void trace_hooks_set(bool on) noexcept {
+  the_tracer.hooks_for_others = on;
+  pgas_trace_on_storage = on || the_tracer.on;
 }
 
 void trace_thread_begin(int thread) {
   // Every job starts with everything recorded: thread 0 is the caller's thread, whose mask a
   // previous job may have left narrowed.
   my_mask = static_cast<std::uint32_t>(trace_mask::all);
-  if (!pgas_trace_on_storage) return;
+  if (!the_tracer.on) return;
   my_trace = the_tracer.threads[static_cast<std::size_t>(thread)].get();
 }
 
@@ -538,8 +552,9 @@ void trace_thread_end() {
 }
 
 bool trace_job_end(const job& j) {
-  if (!pgas_trace_on_storage) return true;
-  pgas_trace_on_storage = false;
+  if (!the_tracer.on) return true;
+  the_tracer.on = false;
+  pgas_trace_on_storage = the_tracer.hooks_for_others;
   my_trace = nullptr;
   trace_snapshot s;
   for (auto& tt : the_tracer.threads) {
@@ -592,7 +607,7 @@ bool trace_job_end(const job& j) {
 namespace pgas {
 
 bool tracing() noexcept {
-  return pgas_trace_on_storage;
+  return detail::the_tracer.on;
 }
 
 trace_mask trace_set_mask(trace_mask m) noexcept {
@@ -612,7 +627,7 @@ trace_scope::~trace_scope() {
 }
 
 void trace_name(const void* shared, std::string_view name, std::source_location where) {
-  if (!pgas_trace_on_storage) return;
+  if (!detail::the_tracer.on) return;
   const auto off =
       static_cast<std::uint64_t>(static_cast<const char*>(shared) - detail::geometry.base);
   if (shared == nullptr || off >= detail::geometry.span) {

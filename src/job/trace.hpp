@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <pgas/detail/trace_hook.hpp>
@@ -115,5 +116,25 @@ std::string trace_file_text(const job& j, const trace_snapshot& s, std::size_t m
 
 /// True when pc-1 lies in the library's public headers (attributed to the caller's line).
 bool trace_header_file(const std::string& file) noexcept;
+
+/// A site as the files name it.
+struct trace_site_text {
+  std::string file;
+  int line = 0;
+  std::string function;
+};
+/// The user's source line of each code address of an element hook's caller: the innermost
+/// call site outside the library's headers; the function and offset when there is no line
+/// table. Called after the job (reads the images' debug information).
+std::unordered_map<std::uintptr_t, trace_site_text> trace_attribute(
+    std::vector<std::uintptr_t> pcs);
+/// The kind's name in the files ("element", "bulk", ...).
+const char* trace_kind_name(trace_kind k) noexcept;
+/// The job's program as an absolute path (argv[0] when /proc/self/exe cannot be read).
+std::string trace_program(const job& j);
+
+/// Turns the hooks on (or off) for a recorder other than the tracer (src/job/reuse.cpp), while
+/// no job thread runs: trace_on is true while either records.
+void trace_hooks_set(bool on) noexcept;
 
 }  // namespace pgas::detail

@@ -26,17 +26,10 @@ constexpr const char* kind_names[trace_kinds] = {"element",    "bulk",    "nonbl
                                                  "cache",      "schedule"};
 constexpr const char* dir_names[trace_dirs] = {"read", "write", "update", "sync"};
 
-struct site_text {
-  std::string file;
-  int line = 0;
-  std::string function;
-  auto key() const { return std::tie(file, line); }
-};
-
 // The sites of the job, numbered in order of first use.
 class site_table {
  public:
-  int id(const site_text& s) {
+  int id(const trace_site_text& s) {
     auto [it, added] = ids_.try_emplace({s.file, s.line}, static_cast<int>(sites_.size()));
     if (added) sites_.push_back(s);
     return it->second;
@@ -54,50 +47,16 @@ class site_table {
 
  private:
   std::map<std::pair<std::string, int>, int> ids_;
-  std::vector<site_text> sites_;
+  std::vector<trace_site_text> sites_;
 };
 
-// Code addresses of element accesses → the user's line: the innermost call site outside the
-// library's headers (accesses are inlined into the caller; its line is the access's).
-std::unordered_map<std::uintptr_t, site_text> attribute(const trace_snapshot& s) {
+// The code addresses of the snapshot's element accesses.
+std::vector<std::uintptr_t> element_pcs(const trace_snapshot& s) {
   std::vector<std::uintptr_t> pcs;
   for (const auto& entries : s.entries)
     for (const trace_entry& e : entries)
       if (e.site_line == trace_pc_site && e.site != 0) pcs.push_back(e.site);
-  std::sort(pcs.begin(), pcs.end());
-  pcs.erase(std::unique(pcs.begin(), pcs.end()), pcs.end());
-  std::vector<std::uintptr_t> calls(pcs.size());
-  for (std::size_t i = 0; i < pcs.size(); ++i)
-    calls[i] = pcs[i] - 1;  // the call instruction, not the next statement
-  std::unordered_map<std::uintptr_t, site_text> out;
-  std::vector<source_line> lines;
-  try {
-    lines = source_lines_of(calls);
-  } catch (...) {
-    lines.resize(pcs.size());
-  }
-  for (std::size_t i = 0; i < pcs.size(); ++i) {
-    const source_line& l = lines[i];
-    site_text t;
-    t.file = l.file;
-    t.line = l.line;
-    if (trace_header_file(t.file)) {
-      for (const source_line_site& at : l.inlined_at) {
-        if (!trace_header_file(at.file)) {
-          t.file = at.file;
-          t.line = at.line;
-          break;
-        }
-      }
-    }
-    t.function = l.symbol.empty() ? std::string() : backtrace_demangle(l.symbol.c_str());
-    if (t.file.empty()) {  // no line table: the function and the offset
-      t.function =
-          fmt::format("{}+{:#x}", t.function.empty() ? "?" : t.function, pcs[i] - l.symbol_start);
-    }
-    out.emplace(pcs[i], std::move(t));
-  }
-  return out;
+  return pcs;
 }
 
 const char* class_of(const job& j, int from, int to) {
@@ -119,16 +78,64 @@ bool trace_header_file(const std::string& file) noexcept {
   return file.find("include/pgas/") != std::string::npos;
 }
 
+const char* trace_kind_name(trace_kind k) noexcept {
+  return kind_names[static_cast<int>(k)];
+}
+
+// Code addresses of element accesses → the user's line: the innermost call site outside the
+// library's headers (accesses are inlined into the caller; its line is the access's).
+std::unordered_map<std::uintptr_t, trace_site_text> trace_attribute(
+    std::vector<std::uintptr_t> pcs) {
+  std::sort(pcs.begin(), pcs.end());
+  pcs.erase(std::unique(pcs.begin(), pcs.end()), pcs.end());
+  std::vector<std::uintptr_t> calls(pcs.size());
+  for (std::size_t i = 0; i < pcs.size(); ++i)
+    calls[i] = pcs[i] - 1;  // the call instruction, not the next statement
+  std::unordered_map<std::uintptr_t, trace_site_text> out;
+  std::vector<source_line> lines;
+  try {
+    lines = source_lines_of(calls);
+  } catch (...) {
+    lines.resize(pcs.size());
+  }
+  for (std::size_t i = 0; i < pcs.size(); ++i) {
+    const source_line& l = lines[i];
+    trace_site_text t;
+    t.file = l.file;
+    t.line = l.line;
+    if (trace_header_file(t.file)) {
+      for (const source_line_site& at : l.inlined_at) {
+        if (!trace_header_file(at.file)) {
+          t.file = at.file;
+          t.line = at.line;
+          break;
+        }
+      }
+    }
+    t.function = l.symbol.empty() ? std::string() : backtrace_demangle(l.symbol.c_str());
+    if (t.file.empty()) {  // no line table: the function and the offset
+      t.function =
+          fmt::format("{}+{:#x}", t.function.empty() ? "?" : t.function, pcs[i] - l.symbol_start);
+    }
+    out.emplace(pcs[i], std::move(t));
+  }
+  return out;
+}
+
+std::string trace_program(const job& j) {
+  // The program's absolute path, so that runs started as ./app and /path/app are one program
+  // to the tools; argv[0] when the link cannot be read.
+  std::string program = j.argc > 0 && j.argv != nullptr && j.argv[0] != nullptr ? j.argv[0] : "";
+  std::error_code ec;
+  if (auto exe = std::filesystem::read_symlink("/proc/self/exe", ec); !ec) program = exe.string();
+  return program;
+}
+
 std::string trace_file_text(const job& j, const trace_snapshot& s, std::size_t memory) {
   nlohmann::json doc;
   doc["format"] = "pgas-trace";
   doc["version"] = 1;
-  // The program's absolute path, so that runs started as ./app and /path/app are one program
-  // to pgas-trace; argv[0] when the link cannot be read.
-  std::string program = j.argc > 0 && j.argv != nullptr && j.argv[0] != nullptr ? j.argv[0] : "";
-  std::error_code ec;
-  if (auto exe = std::filesystem::read_symlink("/proc/self/exe", ec); !ec) program = exe.string();
-  doc["program"] = program;
+  doc["program"] = trace_program(j);
   nlohmann::json args = nlohmann::json::array();
   for (int i = 1; i < j.argc; ++i)
     args.push_back(j.argv[i] != nullptr ? j.argv[i] : "");
@@ -152,7 +159,7 @@ std::string trace_file_text(const job& j, const trace_snapshot& s, std::size_t m
   doc["detail_lost"] = s.detail_lost;
 
   site_table sites;
-  const auto pc_sites = attribute(s);
+  const auto pc_sites = trace_attribute(element_pcs(s));
   const auto site_of = [&](std::uintptr_t site, std::uint32_t line, const char* function) -> int {
     if (site == 0) return -1;
     if (line == trace_pc_site) return sites.id(pc_sites.at(site));

@@ -26,6 +26,7 @@
 #include "src/base/os.hpp"
 #include "src/job/collective.hpp"
 #include "src/job/job.hpp"
+#include "src/job/reuse.hpp"
 
 namespace pgas {
 
@@ -192,8 +193,10 @@ shared_alloc all_alloc(std::size_t nblocks, std::size_t nbytes, std::source_loca
                                   : "the symmetric region of the shared space is full");
   }
   shared_alloc a = detail_make_shared_alloc(got - 1, nblocks, nbytes, *part);
-  if (detail::trace_on) [[unlikely]]
+  if (detail::trace_on) [[unlikely]] {
     detail::trace_allocation(a.offset(), *part, -1, where);
+    detail::reuse_allocation(a.offset(), *part, nbytes, -1);
+  }
   // First touch by the owner: one write per page of this thread's part. An atomic add of 0,
   // not p[i] = p[i]: all_alloc ends without a barrier, so another thread may already read or
   // write this part (a store between the re-write's load and store would be lost; the thread
@@ -214,8 +217,10 @@ shared_alloc global_alloc(std::size_t nblocks, std::size_t nbytes, std::source_l
   }
   if (*part == 0) return {};
   shared_alloc a = detail_make_shared_alloc(distributed_reserve(s, *part), nblocks, nbytes, *part);
-  if (detail::trace_on) [[unlikely]]
+  if (detail::trace_on) [[unlikely]] {
     detail::trace_allocation(a.offset(), *part, -1, where);
+    detail::reuse_allocation(a.offset(), *part, nbytes, -1);
+  }
   return a;
 }
 
@@ -273,9 +278,11 @@ void* local_alloc(std::size_t nbytes, std::source_location where) {
     std::lock_guard g(live_locals().mutex);
     live_locals().pointers.insert(p);
   }
-  if (detail::trace_on) [[unlikely]]
-    detail::trace_allocation(static_cast<std::uint64_t>(static_cast<char*>(p) - s.segment(me)),
-                             size, me, where);
+  if (detail::trace_on) [[unlikely]] {
+    const auto offset = static_cast<std::uint64_t>(static_cast<char*>(p) - s.segment(me));
+    detail::trace_allocation(offset, size, me, where);
+    detail::reuse_allocation(offset, size, size, me);  // one indefinite block
+  }
   return p;
 }
 

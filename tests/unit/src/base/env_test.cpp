@@ -42,7 +42,7 @@ std::string message_of(env_id id, std::string_view text, std::string_view what =
 
 TEST_CASE("every variable is declared once, in env_id order, with a description", "[env]") {
   const auto table = env_table();
-  REQUIRE(table.size() == 15);
+  REQUIRE(table.size() == 18);
   for (std::size_t i = 0; i < table.size(); ++i) {
     INFO(table[i].name);
     CHECK(static_cast<std::size_t>(table[i].id) == i);
@@ -57,6 +57,7 @@ TEST_CASE("every variable is declared once, in env_id order, with a description"
   CHECK(env_row(env_id::tables).name == "PGAS_TABLES");
   CHECK(env_row(env_id::timeout).name == "PGAS_TIMEOUT");
   CHECK(env_row(env_id::nb_threshold).name == "PGAS_NB_THRESHOLD");
+  CHECK(env_row(env_id::reuse_mode).name == "PGAS_REUSE_MODE");
 }
 
 TEST_CASE("every row parses its default", "[env]") {

@@ -117,7 +117,8 @@ class box {
 class offsets {
  public:
   offsets(std::initializer_list<std::initializer_list<std::ptrdiff_t>> ks) {
-    for (const auto& k : ks) ks_.emplace_back(k);
+    for (const auto& k : ks)
+      ks_.emplace_back(k);
   }
   explicit offsets(std::vector<std::vector<std::ptrdiff_t>> ks) : ks_(std::move(ks)) {}
   std::size_t size() const noexcept { return ks_.size(); }
@@ -156,7 +157,8 @@ struct cut_run {
   /// Iterations in the run.
   std::size_t iterations(std::size_t rank) const noexcept {
     std::size_t n = 1;
-    for (std::size_t d = 0; d < rank; ++d) n *= hi[d] - lo[d];
+    for (std::size_t d = 0; d < rank; ++d)
+      n *= hi[d] - lo[d];
     return n;
   }
 };
@@ -208,8 +210,8 @@ struct cut_formula {
   std::ptrdiff_t upper = -1;
   std::ptrdiff_t lower = -1;
 };
-PGAS_API cut_formula cut_formula_of(const layout& l, std::size_t tile, std::span<const std::ptrdiff_t> k,
-                                    int threads_per_node,
+PGAS_API cut_formula cut_formula_of(const layout& l, std::size_t tile,
+                                    std::span<const std::ptrdiff_t> k, int threads_per_node,
                                     std::source_location where = std::source_location::current());
 
 namespace detail {
@@ -236,19 +238,22 @@ PGAS_API void cuts_check_layouts(const layout& first, std::initializer_list<cons
 template <bool Local, std::size_t Rank, class T, class Body, class Outs, std::size_t... D>
 [[gnu::always_inline]] inline void cuts_run(const cut_run& r, std::span<const std::size_t> strides,
                                             const std::array<T*, max_cut_accesses>& base,
-                                            std::size_t accesses, const Outs& out_base,
-                                            Body& body, std::index_sequence<D...>) {
+                                            std::size_t accesses, const Outs& out_base, Body& body,
+                                            std::index_sequence<D...>) {
   // Outer dimensions 0 … Rank−2 by an odometer; the innermost is a counted loop over plain
   // pointers (rows[a] + j), which the compiler vectorises as a hand-privatised loop.
   std::array<std::size_t, Rank> idx{};
-  for (std::size_t d = 0; d < Rank; ++d) idx[d] = r.lo[d];
+  for (std::size_t d = 0; d < Rank; ++d)
+    idx[d] = r.lo[d];
   const std::size_t len = r.hi[Rank - 1] - r.lo[Rank - 1];
   const std::size_t j0 = r.lo[Rank - 1];
   for (;;) {
     std::size_t rel = 0;
-    for (std::size_t d = 0; d + 1 < Rank; ++d) rel += (idx[d] - r.lo[d]) * strides[d];
+    for (std::size_t d = 0; d + 1 < Rank; ++d)
+      rel += (idx[d] - r.lo[d]) * strides[d];
     std::array<T*, max_cut_accesses> rows;
-    for (std::size_t a = 0; a < accesses; ++a) rows[a] = base[a] + rel;
+    for (std::size_t a = 0; a < accesses; ++a)
+      rows[a] = base[a] + rel;
     std::apply(
         [&](auto*... o) {
           for (std::size_t jj = 0; jj < len; ++jj)

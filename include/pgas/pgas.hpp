@@ -26,6 +26,7 @@
 #include <pgas/coalesce.hpp>
 #include <pgas/collectives.hpp>
 #include <pgas/config.hpp>
+#include <pgas/cuts.hpp>
 #include <pgas/error.hpp>
 #include <pgas/forall.hpp>
 #include <pgas/layout.hpp>

@@ -1,0 +1,151 @@
+// Tests pgas::forall_cuts (pgas/cuts.hpp) in jobs of 1 to 3 threads: on tiled arrays of ranks
+// 1–3 and a block-cyclic vector, each thread writes exactly its iterations of the box, with
+// Out(i) = Σ_a (a + 1) · In(i + k_a) equal to the element-by-element reference through In(…);
+// runs are local at one thread and both kinds run at more; every output array of the loop is
+// written; and misuse (an access leaving the array, arrays of different layouts) ends the job
+// naming the thread and the box's line.
+
+#include <pgas/pgas.hpp>
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "../job_failures.hpp"
+#include "../misuse_child.hpp"
+#include "../test_job.hpp"
+
+namespace {
+
+double value_at(std::size_t l) {
+  return static_cast<double>(l % 97) + 0.25;
+}
+
+struct counts {
+  std::atomic<long> local{0};
+  std::atomic<long> remote{0};
+};
+
+// Fills In, runs the loop on every thread, and has thread 0 compare Out with the reference.
+template <std::size_t Rank>
+void run_case(failures& f, counts& c, const std::array<std::size_t, Rank>& ext,
+              pgas::block_spec spec, const std::vector<pgas::interval>& dims,
+              const std::vector<std::vector<std::ptrdiff_t>>& ks) {
+  pgas::shared_array<double, Rank> In(ext, spec);
+  pgas::shared_array<double, Rank> Out(ext, spec);
+  pgas::shared_array<int, Rank> Mark(ext, spec);
+  const pgas::layout& l = In.layout();
+  In.for_each_mine([&](double& e, const auto& idx) { e = value_at(l.linear(idx)); });
+  pgas::barrier();
+  long local = 0;
+  long remote = 0;
+  const auto body = [&](auto e, auto&&... rest) {
+    // rest: the Rank indices, then Out's and Mark's elements.
+    auto refs = std::forward_as_tuple(rest...);
+    double s = 0;
+    for (std::size_t a = 0; a < ks.size(); ++a)
+      s += static_cast<double>(a + 1) * e[a];
+    std::get<Rank>(refs) = s;
+    std::get<Rank + 1>(refs) += 1;
+    if constexpr (decltype(e)::local)
+      ++local;
+    else
+      ++remote;
+  };
+  pgas::forall_cuts(In, pgas::box(dims), pgas::offsets(ks), body, Out, Mark);
+  c.local += local;
+  c.remote += remote;
+  pgas::barrier();
+  if (pgas::mythread() == 0) {
+    for (std::size_t x = 0; x < l.size(); ++x) {
+      const std::vector<std::size_t> i = l.unlinear(x);
+      bool inside = true;
+      for (std::size_t d = 0; d < Rank; ++d)
+        inside = inside && static_cast<std::ptrdiff_t>(i[d]) >= dims[d].lo &&
+                 static_cast<std::ptrdiff_t>(i[d]) < dims[d].hi;
+      std::array<std::size_t, Rank> ia{};
+      for (std::size_t d = 0; d < Rank; ++d)
+        ia[d] = i[d];
+      const int mark = std::apply([&](auto... v) { return Mark(v...); }, ia);
+      EXPECT(f, mark == (inside ? 1 : 0), "iteration " << x << " ran " << mark << " times");
+      if (!inside) continue;
+      double want = 0;
+      for (std::size_t a = 0; a < ks.size(); ++a) {
+        std::array<std::size_t, Rank> at{};
+        for (std::size_t d = 0; d < Rank; ++d)
+          at[d] = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(i[d]) + ks[a][d]);
+        want += static_cast<double>(a + 1) * std::apply([&](auto... v) { return In(v...); }, at);
+      }
+      const double got = std::apply([&](auto... v) { return Out(v...); }, ia);
+      EXPECT(f, got == want, "element " << x << ": " << got << " instead of " << want);
+    }
+  }
+  pgas::barrier();
+}
+
+void all_cases(failures& f, counts& c) {
+  run_case<2>(f, c, {13, 11}, pgas::block_spec::tiles({4, 3}), {{1, 12}, {1, 10}},
+              {{-1, 0}, {1, 0}, {0, -1}, {0, 1}, {0, 0}});
+  run_case<2>(f, c, {8, 9}, pgas::block_spec::tiles({2, 3}), {{0, 7}, {0, 6}}, {{1, 2}});
+  run_case<1>(f, c, {40}, pgas::block_spec::tiles({5}), {{2, 38}}, {{-2}, {2}, {1}});
+  run_case<1>(f, c, {40}, pgas::block_spec::cyclic(3), {{2, 38}}, {{-2}, {0}, {1}});
+  run_case<3>(f, c, {6, 7, 5}, pgas::block_spec::tiles({2, 3, 2}), {{1, 5}, {0, 5}, {1, 4}},
+              {{-1, 2, 0}, {1, 0, 1}, {0, 1, -1}});
+}
+
+TEST_CASE("forall_cuts runs each thread's iterations with the reference's values") {
+  for (int threads = 1; threads <= 3; ++threads) {
+    INFO(threads << " threads");
+    failures f;
+    counts c;
+    REQUIRE(pgas::run(test_job(threads), 0, nullptr, [&] { all_cases(f, c); }) == 0);
+    check_no_failures(f);
+    CHECK(c.local > 0);
+    if (threads == 1)
+      CHECK(c.remote == 0);
+    else
+      CHECK(c.remote > 0);
+  }
+}
+
+void access_outside() {
+  pgas::shared_array<double, 2> A({8, 9}, pgas::block_spec::tiles({2, 3}));
+  misuse_announce(__LINE__ + 1);
+  pgas::forall_cuts(A, pgas::box{{0, 8}, {0, 9}}, pgas::offsets{{0, 1}},
+                    [](auto, std::size_t, std::size_t) {});
+}
+
+void layouts_differ() {
+  pgas::shared_array<double, 2> A({8, 9}, pgas::block_spec::tiles({2, 3}));
+  pgas::shared_array<double, 2> B({8, 9}, pgas::block_spec::tiles({3, 3}));
+  misuse_announce(__LINE__ + 1);
+  pgas::forall_cuts(
+      A, pgas::box{{0, 8}, {0, 9}}, pgas::offsets{{0, 0}},
+      [](auto, std::size_t, std::size_t, double&) {}, B);
+}
+
+constexpr misuse_child_case child_cases[] = {
+    {"access_outside", 2, access_outside},
+    {"layouts_differ", 2, layouts_differ},
+};
+
+void check_misuse(const std::string& name, const std::string& what) {
+  misuse_child_check("forall_cuts_test", "forall_cuts misuse child", "FORALL_CUTS_TEST_CASE", name,
+                     "of 2", what, "forall_cuts_test.cpp");
+}
+
+}  // namespace
+
+// Run only as a child of check_misuse() (hidden: the tag starts with a dot).
+TEST_CASE("forall_cuts misuse child", "[.forall_cuts_child]") {
+  misuse_child_main(child_cases, "FORALL_CUTS_TEST_CASE");
+}
+
+TEST_CASE("forall_cuts misuse ends the job naming the thread and the box's line") {
+  check_misuse("access_outside", "access 0 (offset (0, 1)) leaves the array at iteration (0, 8)");
+  check_misuse("layouts_differ", "must have one layout");
+}

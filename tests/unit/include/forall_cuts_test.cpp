@@ -123,9 +123,9 @@ void layouts_differ() {
   pgas::shared_array<double, 2> A({8, 9}, pgas::block_spec::tiles({2, 3}));
   pgas::shared_array<double, 2> B({8, 9}, pgas::block_spec::tiles({3, 3}));
   misuse_announce(__LINE__ + 1);
+  const pgas::box all{{0, 8}, {0, 9}};
   pgas::forall_cuts(
-      A, pgas::box{{0, 8}, {0, 9}}, pgas::offsets{{0, 0}},
-      [](auto, std::size_t, std::size_t, double&) {}, B);
+      A, all, pgas::offsets{{0, 0}}, [](auto, std::size_t, std::size_t, double&) {}, B);
 }
 
 constexpr misuse_child_case child_cases[] = {

@@ -19,6 +19,7 @@
 //   cached      (cc, stencil2d) other threads' elements through the software cache;
 //   coalesced   (cc, stencil2d) other threads' elements through a coalescing schedule.
 //   blas, library  (matmul_tiled, cholesky) see tile_variants below.
+//   cut         (matvec, stencil5) see cut_variants below.
 // A kernel runs all_variants unless it declares its own list (cache_variants below).
 //
 // A kernel supplies main(), parses with parse_kernel_args, runs its variant and calls
@@ -67,6 +68,17 @@ inline const std::vector<std::string> cache_variants = {"seq", "naive", "cached"
 inline const std::vector<std::string> tile_variants = {"seq", "naive", "openmp", "blas", "library"};
 
 struct kernel_args {
+/// The variants of the kernels that measure locality analysis and privatization on tiled
+/// arrays (matvec, stencil5):
+///   naive       A(i, j) on the tiled arrays for every element, in a pgas::forall with the
+///               array's affinity (the paper's non-optimised form);
+///   privatized  the optimised form by hand: the thread's own tiles through plain pointers
+///               (index arithmetic written out), the rest through the general path;
+///   cut         the same loop through the locality cuts (pgas/cuts.hpp): local runs as plain
+///               pointers, remote runs through the general path, no index arithmetic;
+/// seq and openmp as above.
+inline const std::vector<std::string> cut_variants = {"seq", "naive", "privatized", "openmp"};
+
   std::string kernel;
   std::string variant;
   std::size_t size = 0;

@@ -27,21 +27,31 @@ using json = nlohmann::ordered_json;
 /// The kernels and variants of the kernel contract (kernels/harness.hpp), in table order.
 /// Variant "c" is the plain C baseline beside each kernel (kernels/plain/), which seq is
 /// checked against.
-inline const std::vector<std::string> known_kernels = {"matmul", "sobel", "randomaccess", "cc",
-                                                       "stencil2d"};
-inline const std::vector<std::string> known_variants = {
-    "c", "seq", "naive", "privatized", "tables", "auto", "cached", "coalesced", "openmp"};
+inline const std::vector<std::string> known_kernels = {
+    "matmul", "sobel", "randomaccess", "cc", "stencil2d", "matmul_tiled", "cholesky"};
+inline const std::vector<std::string> known_variants = {"c",      "seq",  "naive",  "privatized",
+                                                        "tables", "auto", "cached", "coalesced",
+                                                        "openmp", "blas", "library"};
 
-/// True when `kernel` has `variant`: cc and stencil2d (the software cache and coalescing
-/// schedules) run c, seq, naive, cached, coalesced and openmp; the other known kernels every
-/// variant but cached and coalesced; a kernel this driver does not know, any.
+/// Each known kernel's variants, c (its plain C baseline) included: kernels/harness.hpp's
+/// all_variants (matmul, sobel, randomaccess), cache_variants (cc, stencil2d) and tile_variants
+/// (matmul_tiled, cholesky).
+inline const std::map<std::string, std::vector<std::string>> kernel_variants = {
+    {"matmul", {"c", "seq", "naive", "privatized", "tables", "auto", "openmp"}},
+    {"sobel", {"c", "seq", "naive", "privatized", "tables", "auto", "openmp"}},
+    {"randomaccess", {"c", "seq", "naive", "privatized", "tables", "auto", "openmp"}},
+    {"cc", {"c", "seq", "naive", "cached", "coalesced", "openmp"}},
+    {"stencil2d", {"c", "seq", "naive", "cached", "coalesced", "openmp"}},
+    {"matmul_tiled", {"c", "seq", "naive", "openmp", "blas", "library"}},
+    {"cholesky", {"c", "seq", "naive", "openmp", "blas", "library"}},
+};
+
+/// True when `kernel` has `variant` (kernel_variants); a kernel this driver does not know has
+/// every variant.
 inline bool kernel_has_variant(const std::string& kernel, const std::string& variant) {
-  const bool cache_kernel = kernel == "cc" || kernel == "stencil2d";
-  if (variant == "cached" || variant == "coalesced")
-    return cache_kernel ||
-           std::find(known_kernels.begin(), known_kernels.end(), kernel) == known_kernels.end();
-  if (variant == "privatized" || variant == "tables" || variant == "auto") return !cache_kernel;
-  return true;
+  const auto it = kernel_variants.find(kernel);
+  return it == kernel_variants.end() ||
+         std::find(it->second.begin(), it->second.end(), variant) != it->second.end();
 }
 
 /// True for the variants that run at 1 thread only: seq and the plain C baseline.

@@ -3,7 +3,8 @@
 # scratch directory that holds
 #   data/      a link to DATA_DIR (tests/tools/data: saved runs.json files, fake programs)
 #   pgasrun    a link to data/fake_pgasrun.sh
-#   kernels/   matmul, sobel, randomaccess, cc, stencil2d and plain/ with the same: links to
+#   kernels/   matmul, sobel, randomaccess, cc, stencil2d, matmul_tiled, cholesky and plain/
+#              with the same: links to
 #              data/fake_kernel.sh
 # so that the command names its files by relative paths (error messages and the "Files:" list
 # do not depend on where the tree is) and can run the driver end to end without real kernels.
@@ -50,7 +51,7 @@ cd "$scratch" || exit 2
 ln -s "$data" data
 ln -s data/fake_pgasrun.sh pgasrun
 mkdir -p kernels/plain
-for k in matmul sobel randomaccess cc stencil2d; do
+for k in matmul sobel randomaccess cc stencil2d matmul_tiled cholesky; do
   ln -s ../data/fake_kernel.sh "kernels/$k"
   ln -s ../../data/fake_kernel.sh "kernels/plain/$k"
 done

@@ -1,9 +1,10 @@
 #!/bin/sh
 # A stand-in for the kernels in the pgas-bench tests, installed as matmul, sobel, randomaccess,
-# cc and stencil2d (and as plain/matmul, … for the plain C baselines): it answers `--variant V [--size S] --reps R --json` with the contract's JSON line
+# cc, stencil2d, matmul_tiled and cholesky (and as plain/matmul, … for the plain C baselines): it answers `--variant V [--size S] --reps R --json` with the contract's JSON line
 # at once, its seconds a fixed function of kernel, variant and PGAS_THREADS:
-#   base (matmul 0.4, sobel 0.08, randomaccess 0.2, cc 0.3, stencil2d 0.05) x factor (seq 1,
-#   naive 20, privatized 4, tables 1.05, auto 1.1, cached 2, coalesced 1.2, openmp 1, c 0.99)
+#   base (matmul 0.4, sobel 0.08, randomaccess 0.2, cc 0.3, stencil2d 0.05, matmul_tiled 0.1,
+#   cholesky 0.02) x factor (seq 1, naive 20, privatized 4, tables 1.05, auto 1.1, cached 2,
+#   coalesced 1.2, openmp 1, c 0.99, blas 0.15, library 0.14)
 #   / threads (1 for seq and c).
 # With FAKE_SEQ_SLOW=1, randomaccess seq takes 1.1 times as long (the baseline check fails).
 # With FAKE_KERNEL_FAILURES=1 some runs fail on purpose: sobel naive at 2 threads does not
@@ -30,6 +31,8 @@ case $kernel in
   randomaccess) base=0.2; size=${size:-1048576} ;;
   cc) base=0.3; size=${size:-1048576} ;;
   stencil2d) base=0.05; size=${size:-2048} ;;
+  matmul_tiled) base=0.1; size=${size:-1024} ;;
+  cholesky) base=0.02; size=${size:-1024} ;;
   *) echo "$kernel: unknown kernel" >&2; exit 2 ;;
 esac
 case $variant in
@@ -41,6 +44,8 @@ case $variant in
   auto) factor=1.1 ;;
   cached) factor=2 ;;
   coalesced) factor=1.2 ;;
+  blas) factor=0.15 ;;
+  library) factor=0.14 ;;
   *) echo "$kernel: unknown variant $variant" >&2; exit 2 ;;
 esac
 [ "${FAKE_SEQ_SLOW:-0}" = 1 ] && [ "$kernel-$variant" = randomaccess-seq ] && factor=1.1

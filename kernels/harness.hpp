@@ -77,7 +77,8 @@ struct kernel_args {
 ///   cut         the same loop through the locality cuts (pgas/cuts.hpp): local runs as plain
 ///               pointers, remote runs through the general path, no index arithmetic;
 /// seq and openmp as above.
-inline const std::vector<std::string> cut_variants = {"seq", "naive", "privatized", "openmp"};
+inline const std::vector<std::string> cut_variants = {"seq", "naive", "privatized", "cut",
+                                                      "openmp"};
 
   std::string kernel;
   std::string variant;

@@ -6,12 +6,15 @@
 // y[i] lives with row i and a thread computes its own y from its own rows and all of x.
 // Variants (kernels/harness.hpp, cut_variants): seq, naive (A(i, j) and x(j) per element),
 // privatized (own rows and y through plain pointers, x copied whole), cut (the same through the
-// locality cuts) and openmp. Entry point: main(); the PGAS variants run in job_body().
+// locality cuts' plans: pgas/cuts.hpp) and openmp. Entry point: main(); the PGAS variants run in
+// job_body().
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <pgas/pgas.hpp>
 
@@ -156,6 +159,51 @@ void multiply_privatized(const matrix& A, const vector& x, const vector& y, std:
   }
 }
 
+// cut: the same product through the locality cuts, their plans built once — x gathered from
+// each owner's part by the runs of that owner's plan over x (one address space: another
+// thread's part is plain memory), then for each of the calling thread's runs over A (one per
+// tile of b whole rows) and the matching run over y (y's blocks come in the same storage
+// order), the rows' dot products through plain pointers at the plan's offsets and strides.
+class cut_product {
+ public:
+  cut_product(const matrix& A, const vector& x, const vector& y, std::size_t n)
+      : A_(A),
+        x_(x),
+        y_(y),
+        n_(n),
+        rows_(A.layout(), pgas::box{{0, n}, {0, n}}, pgas::offsets{{0, 0}}, pgas::mythread()),
+        y_runs_(y.layout(), pgas::box{{0, n}}, pgas::offsets{{0}}, pgas::mythread()),
+        xp_(n) {
+    for (int t = 0; t < pgas::threads(); ++t)
+      x_runs_.emplace_back(x.layout(), pgas::box{{0, n}}, pgas::offsets{{0}}, t);
+  }
+
+  void operator()() {
+    for (const pgas::cut_plan& plan : x_runs_) {
+      const double* part = x_.local_part(plan.thread()).data();
+      for (const pgas::cut_run& r : plan.runs())
+        std::memcpy(xp_.data() + r.lo[0], part + r.offset, (r.hi[0] - r.lo[0]) * sizeof(double));
+    }
+    const double* a = A_.local_part().data();
+    double* y = y_.local_part().data();
+    const std::size_t row_stride = rows_.strides()[0];
+    for (std::size_t k = 0; k < rows_.runs().size(); ++k) {
+      const pgas::cut_run& r = rows_.runs()[k];
+      double* yk = y + y_runs_.runs()[k].offset;
+      for (std::size_t i = 0; i < r.hi[0] - r.lo[0]; ++i)
+        yk[i] = dot(a + r.offset + i * row_stride, xp_.data(), n_);
+    }
+  }
+
+ private:
+  const matrix& A_;
+  const vector &x_, &y_;
+  std::size_t n_;
+  pgas::cut_plan rows_, y_runs_;
+  std::vector<pgas::cut_plan> x_runs_;
+  pk::plain_vector<double> xp_;
+};
+
 int job_body(const kernel_args& args, std::size_t bs, const plain_inputs& in,
              const pk::plain_vector<double>& want) {
   const std::size_t n = args.size;
@@ -169,8 +217,12 @@ int job_body(const kernel_args& args, std::size_t bs, const plain_inputs& in,
   pk::plain_vector<double> xp(n);  // privatized's copy of x
   std::function<void()> once;
   const std::string& v = args.variant;
+  std::optional<cut_product> cut;
   if (v == "naive") {
     once = [&] { multiply_naive(A, x, y, n); };
+  } else if (v == "cut") {
+    cut.emplace(A, x, y, n);
+    once = [&] { (*cut)(); };
   } else {
     once = [&] { multiply_privatized(A, x, y, n, bs, xp.data()); };
   }

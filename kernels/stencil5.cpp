@@ -9,7 +9,7 @@
 // paper's non-optimised form: for each row, a forall over its points with affinity &G[i][j],
 // every access through the general path), privatized (its optimised form by hand: a tile's
 // inner points through plain pointers, its edge points through the general path) and cut (the
-// same through the locality cuts). Entry point: main(); the PGAS variants run in job_body().
+// same through pgas::forall_cuts). Entry point: main(); the PGAS variants run in job_body().
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -197,6 +197,18 @@ void sweep_privatized(const grid& in, const grid& out, std::size_t n, std::size_
   }
 }
 
+// cut: the same sweep through the locality cuts — the interior as one box, the five accesses
+// as offsets; each run of a tile reads one tile per access through plain pointers, the runs
+// along a tile's edge the neighbouring tile (another thread's: plain memory too, reported to
+// element tracing).
+void sweep_cut(const grid& in, const grid& out, std::size_t n) {
+  pgas::forall_cuts(
+      in, pgas::box{{1, n - 1}, {1, n - 1}},
+      pgas::offsets{{-1, 0}, {0, -1}, {0, 0}, {0, 1}, {1, 0}},
+      [](auto e, std::size_t, std::size_t, double& o) { o = point(e[0], e[1], e[2], e[3], e[4]); },
+      out);
+}
+
 int job_body(const kernel_args& args, std::size_t bs) {
   const std::size_t n = args.size;
   const pgas::block_spec spec = pgas::block_spec::tiles({bs, bs});  // shared [b][b] double
@@ -212,6 +224,8 @@ int job_body(const kernel_args& args, std::size_t bs) {
   std::function<void(const grid&, const grid&)> sweep;
   if (args.variant == "naive") {
     sweep = [&](const grid& from, const grid& to) { sweep_naive(from, to, n); };
+  } else if (args.variant == "cut") {
+    sweep = [&](const grid& from, const grid& to) { sweep_cut(from, to, n); };
   } else {
     sweep = [&](const grid& from, const grid& to) { sweep_privatized(from, to, n, bs); };
   }

@@ -13,7 +13,7 @@
 namespace cut_test {
 
 // kernels/harness.hpp: cut_variants.
-inline const char* const variants[] = {"seq", "naive", "privatized", "openmp"};
+inline const char* const variants[] = {"seq", "naive", "privatized", "cut", "openmp"};
 
 // Every variant at 1-3 threads, size 48 in tiles of 8; `check` sees each JSON line.
 template <class Check>

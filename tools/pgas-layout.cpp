@@ -1,5 +1,5 @@
-// tools/pgas-layout.cpp — `pgas-layout [--threads N] [--index i,j,…] [--json] DECL`: where the
-// elements of a declared UPC shared array live.
+// tools/pgas-layout.cpp — `pgas-layout [--threads N] [--index i,j,…|--cuts …] [--json] DECL`: where
+// the elements of a declared UPC shared array live.
 //
 // The declaration is read by tools/declaration.hpp and every number printed (owner, phase,
 // offset, counts, part sizes) comes from pgas::layout, the model shared arrays use at run time;
@@ -26,6 +26,7 @@
 
 #include "cli.hpp"
 #include "declaration.hpp"
+#include "layout_cuts.hpp"
 
 namespace {
 
@@ -563,6 +564,8 @@ constexpr const char* footer =
     "  pgas-layout --threads 2 'shared [3] int array[4][3]'\n"
     "  pgas-layout --threads 8 'shared [2][3] int A[8][9]'\n"
     "  pgas-layout --threads 4 --index 5 'shared int A[10*THREADS]'\n"
+    "  pgas-layout --threads 8 --cuts 0:7,0:6 --offset 1,2 --threads-per-node 2 \\\n"
+    "      'shared [2][3] int A[8][9]'\n"
     "\n"
     "Exit status: 0 on success, 2 for a usage error or an invalid declaration.\n"
     "Manual: man pgas-layout.";
@@ -572,11 +575,17 @@ int run(int argc, char** argv) {
   std::string index_text;
   bool as_json = false;
   std::string decl;
+  std::string cuts_text;
+  std::vector<std::string> offset_texts;
+  std::string per_node_text = "1";
 
   CLI::App app(description, "pgas-layout");
-  pgas::tools::configure_app(app, "pgas-layout",
-                             "Usage: pgas-layout [--threads N] [--index i,j,...] [--json] DECL\n",
-                             footer, 28);
+  pgas::tools::configure_app(
+      app, "pgas-layout",
+      "Usage: pgas-layout [--threads N] [--index i,j,...] [--json] DECL\n"
+      "       pgas-layout [--threads N] --cuts lo:hi,... --offset k0,k1,...\n"
+      "           [--offset ...] [--threads-per-node T] [--json] DECL\n",
+      footer, 28);
   app.add_option("-n,--threads", threads_text, "THREADS, 1 to 65536 (default 1)")
       ->type_name("N")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -586,6 +595,24 @@ int run(int argc, char** argv) {
                                    "elements within the owner's part)")
                         ->type_name("i,j,...")
                         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  auto* cuts_opt = app.add_option("--cuts", cuts_text,
+                                  "Split the loop over this box (lo:hi per\n"
+                                  "dimension, affinity &A[i0][i1]...) into each\n"
+                                  "thread's runs by locality cuts")
+                       ->type_name("lo:hi,...")
+                       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  auto* offset_opt = app.add_option("--offset", offset_texts,
+                                    "An access A[i0+k0][i1+k1]... of the --cuts\n"
+                                    "loop (repeat for several; --offset=-1,0 for\n"
+                                    "a negative first value)")
+                         ->type_name("k0,k1,...")
+                         ->allow_extra_args(false)
+                         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  auto* per_node_opt = app.add_option("--threads-per-node", per_node_text,
+                                      "Locality by groups of T consecutive threads\n"
+                                      "(the paper's nodes; default 1: the thread)")
+                           ->type_name("T")
+                           ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_flag("--json", as_json,
                "Print one JSON object: layout, per-thread\n"
                "counts and the owner map");
@@ -618,7 +645,15 @@ int run(int argc, char** argv) {
   const declaration d = declaration::parse(decl);
   const pgas::layout l = d.layout_for(threads);
   std::string out;
-  if (index_opt->count() > 0) {
+  if (cuts_opt->count() == 0 && (offset_opt->count() > 0 || per_node_opt->count() > 0))
+    throw usage_error("--offset and --threads-per-node need --cuts (see pgas-layout --help)");
+  if (cuts_opt->count() > 0 && index_opt->count() > 0)
+    throw usage_error("--cuts and --index cannot be combined");
+  if (cuts_opt->count() > 0) {
+    const pgas::tools::cuts_request r =
+        pgas::tools::parse_cuts(cuts_text, offset_texts, per_node_text, d, l);
+    out = as_json ? pgas::tools::cuts_json(d, l, r) : pgas::tools::cuts_report(d, l, r);
+  } else if (index_opt->count() > 0) {
     out = index_report(l, parse_index(index_text, d, l));
   } else if (as_json) {
     out = json_report(d, l);

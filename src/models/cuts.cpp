@@ -133,9 +133,14 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
   bool empty = false;
   for (std::size_t d = 0; d < rank_; ++d) {
     const interval& v = b[d];
-    if (v.lo < 0 || v.lo > v.hi || static_cast<std::size_t>(v.hi) > t.ext[d]) {
+    if (v.lo > v.hi) {
+      detail::misuse(
+          fmt::format("locality cuts: the box's dimension {} is [{}, {}): lo > hi", d, v.lo, v.hi),
+          where);
+    }
+    if (v.lo < 0 || static_cast<std::size_t>(v.hi) > t.ext[d]) {
       detail::misuse(fmt::format("locality cuts: the box's dimension {} is [{}, {}), outside the "
-                                 "array's extent {} (or lo > hi)",
+                                 "array's extent {}",
                                  d, v.lo, v.hi, t.ext[d]),
                      where);
     }

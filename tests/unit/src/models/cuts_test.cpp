@@ -223,6 +223,11 @@ TEST_CASE("cut_plan's misuse throws usage_error outside a job, naming the proble
       "dimension 0 is [-1, 3)");
   throws(
       [&] {
+        cut_plan(l, pgas::box{{0, 8}, {5, 3}}, pgas::offsets{{0, 0}}, 0);
+      },
+      "dimension 1 is [5, 3): lo > hi");
+  throws(
+      [&] {
         cut_plan(l, pgas::box{{0, 8}}, pgas::offsets{{0, 0}}, 0);
       },
       "the box has rank 1 but the array has rank 2");

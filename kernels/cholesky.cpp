@@ -235,6 +235,43 @@ void factor_naive(const matrix& A, std::size_t bs) {
       });
 }
 
+// cut: each step's phases as pgas::forall_cuts loops over the phase's box (upc_forall with
+// affinity &A[r][c]: every thread makes the call, the owner of each tile runs it), each
+// element written in the per-element (Crout) form of its tile operation. The element written
+// is the loop's one access at a constant offset from the affinity element, so the cuts make it
+// a plain pointer; the sums read elements that move with the inner s, which the locality
+// analysis does not cover: they take the general path, A(i, j), as in naive. Within a tile the
+// iterations run row-major, so every element a sum reads was final before.
+void factor_cut(const matrix& A, std::size_t bs) {
+  const std::size_t n = A.extent(0);
+  const pgas::offsets self{{0, 0}};
+  // Σ_{s0 <= s < s1} U[s][r] · U[s][c].
+  const auto dot = [&A](std::size_t s0, std::size_t s1, std::size_t r, std::size_t c) {
+    double sum = 0;
+    for (std::size_t s = s0; s < s1; ++s)
+      sum += A(s, r) * A(s, c);
+    return sum;
+  };
+  for (std::size_t k0 = 0; k0 < n; k0 += bs) {
+    const std::size_t k1 = k0 + bs;
+    pgas::forall_cuts(A, pgas::box{{k0, k1}, {k0, k1}}, self,
+                      [&](auto e, std::size_t r, std::size_t c) {
+                        if (c < r) return;
+                        const double v = e[0] - dot(k0, r, r, c);
+                        e[0] = c == r ? std::sqrt(v) : v / A(r, r);
+                      });
+    pgas::barrier();
+    pgas::forall_cuts(
+        A, pgas::box{{k0, k1}, {k1, n}}, self,
+        [&](auto e, std::size_t r, std::size_t c) { e[0] = (e[0] - dot(k0, r, r, c)) / A(r, r); });
+    pgas::barrier();
+    pgas::forall_cuts(A, pgas::box{{k1, n}, {k1, n}}, self,
+                      [&](auto e, std::size_t r, std::size_t c) {
+                        if (c >= r) e[0] -= dot(k0, k1, r, c);
+                      });
+  }
+}
+
 // blas: one LAPACKE / BLAS call per tile on the tile's own storage (b x b row-major, upper U
 // = column-major lower L); remote tiles memget into scratch: the diagonal tile once per trsm
 // phase, row k's tiles once per update phase (each the first time this thread needs it).
@@ -291,7 +328,9 @@ int job_body(const kernel_args& args, std::size_t bs) {
   std::function<void()> once;
   if (args.variant == "naive") {
     once = [&] { factor_naive(A, bs); };
-  } else {
+  } else if (args.variant == "cut") {
+    once = [&] { factor_cut(A, bs); };
+  } else {  // blas
     once = [&] { factor_blas(A, bs, scratch.data(), scratch.data() + bs * bs, row_k); };
   }
   const timing t = pk::time_reps(

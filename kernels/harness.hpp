@@ -19,7 +19,7 @@
 //   cached      (cc, stencil2d) other threads' elements through the software cache;
 //   coalesced   (cc, stencil2d) other threads' elements through a coalescing schedule.
 //   blas, library  (matmul_tiled, cholesky) see tile_variants below.
-//   cut         (matvec, stencil5) see cut_variants below.
+//   cut         (matvec, stencil5, matmul_tiled, cholesky) see cut_variants and tile_variants.
 // A kernel runs all_variants unless it declares its own list (cache_variants below).
 //
 // A kernel supplies main(), parses with parse_kernel_args, runs its variant and calls
@@ -60,14 +60,17 @@ inline const std::vector<std::string> cache_variants = {"seq", "naive", "cached"
 /// The variants of the dense tiled kernels of Barton et al.'s multiblocking (matmul_tiled,
 /// cholesky), on `shared [b][b] double` arrays:
 ///   naive       A(i, j) on the tiled arrays for every element;
+///   cut         the same element loops through the locality cuts (pgas/cuts.hpp): the element
+///               written through a plain pointer, the reads that move with the inner loop (not
+///               at a constant offset) through the general path;
 ///   blas        each tile through OpenBLAS and LAPACKE, single-threaded inside each pgas
 ///               thread, remote tiles copied whole into scratch with pgas::memget;
 ///   library     the baseline: one OpenBLAS / LAPACKE call on the whole plain matrix with
 ///               OpenBLAS's own threads (PGAS_THREADS of them), no runtime;
 /// seq (plain C++, no BLAS) and openmp (the seq loops under OpenMP, no BLAS) as above.
-inline const std::vector<std::string> tile_variants = {"seq", "naive", "openmp", "blas", "library"};
+inline const std::vector<std::string> tile_variants = {"seq",    "naive", "cut",
+                                                       "openmp", "blas",  "library"};
 
-struct kernel_args {
 /// The variants of the kernels that measure locality analysis and privatization on tiled
 /// arrays (matvec, stencil5):
 ///   naive       A(i, j) on the tiled arrays for every element, in a pgas::forall with the
@@ -80,6 +83,7 @@ struct kernel_args {
 inline const std::vector<std::string> cut_variants = {"seq", "naive", "privatized", "cut",
                                                       "openmp"};
 
+struct kernel_args {
   std::string kernel;
   std::string variant;
   std::size_t size = 0;

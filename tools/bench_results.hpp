@@ -29,9 +29,9 @@ using json = nlohmann::ordered_json;
 /// checked against.
 inline const std::vector<std::string> known_kernels = {
     "matmul", "sobel", "randomaccess", "cc", "stencil2d", "matmul_tiled", "cholesky"};
-inline const std::vector<std::string> known_variants = {"c",      "seq",  "naive",  "privatized",
-                                                        "tables", "auto", "cached", "coalesced",
-                                                        "openmp", "blas", "library"};
+inline const std::vector<std::string> known_variants = {"c",      "seq",    "naive",  "privatized",
+                                                        "tables", "auto",   "cached", "coalesced",
+                                                        "cut",    "openmp", "blas",   "library"};
 
 /// Each known kernel's variants, c (its plain C baseline) included: kernels/harness.hpp's
 /// all_variants (matmul, sobel, randomaccess), cache_variants (cc, stencil2d) and tile_variants
@@ -42,8 +42,8 @@ inline const std::map<std::string, std::vector<std::string>> kernel_variants = {
     {"randomaccess", {"c", "seq", "naive", "privatized", "tables", "auto", "openmp"}},
     {"cc", {"c", "seq", "naive", "cached", "coalesced", "openmp"}},
     {"stencil2d", {"c", "seq", "naive", "cached", "coalesced", "openmp"}},
-    {"matmul_tiled", {"c", "seq", "naive", "openmp", "blas", "library"}},
-    {"cholesky", {"c", "seq", "naive", "openmp", "blas", "library"}},
+    {"matmul_tiled", {"c", "seq", "naive", "cut", "openmp", "blas", "library"}},
+    {"cholesky", {"c", "seq", "naive", "cut", "openmp", "blas", "library"}},
 };
 
 /// True when `kernel` has `variant` (kernel_variants); a kernel this driver does not know has

@@ -488,9 +488,9 @@ std::vector<run_record> run_all(const options& o, const json& meta) {
 constexpr const char* description =
     "Runs the benchmark kernels (matmul, sobel, randomaccess, cc, stencil2d,\n"
     "matmul_tiled, cholesky) in each of their variants (c, seq, naive, privatized,\n"
-    "tables, auto, cached, coalesced, openmp, blas, library: cc and stencil2d have\n"
-    "cached and coalesced instead of privatized, tables and auto, matmul_tiled\n"
-    "and cholesky blas and library) at each thread count through pgasrun, in M\n"
+    "tables, auto, cached, coalesced, cut, openmp, blas, library: cc and stencil2d\n"
+    "have cached and coalesced instead of privatized, tables and auto, matmul_tiled\n"
+    "and cholesky cut, blas and library) at each thread count through pgasrun, in M\n"
     "interleaved passes, and prints each variant's overhead over\n"
     "sequential C at 1 thread (Serres et al., Table I) and its speedup over seq at\n"
     "every thread count, from the medians over passes. Variant c, a plain C loop\n"
@@ -636,7 +636,7 @@ int run(int argc, char** argv) {
     if (!any) {
       throw usage_error(
           fmt::format("--kernels {} and --variants {} select no run (cc and stencil2d have "
-                      "cached and coalesced, matmul_tiled and cholesky blas and library, the "
+                      "cached and coalesced, matmul_tiled and cholesky cut, blas and library, the "
                       "others privatized, tables and auto)",
                       fmt::join(o.kernels, ","), fmt::join(o.variants, ",")));
     }

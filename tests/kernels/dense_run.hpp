@@ -38,7 +38,7 @@ inline nlohmann::json run_verified(const char* program_env, const char* kernel,
 // Every variant at 1-3 threads on 6 x 6 tiles of 8; `check` sees each JSON line.
 template <class Check>
 void run_every_variant(const char* program_env, const char* kernel, Check&& check) {
-  for (const char* variant : {"seq", "naive", "openmp", "blas", "library"}) {
+  for (const char* variant : {"seq", "naive", "cut", "openmp", "blas", "library"}) {
     for (int threads = 1; threads <= 3; ++threads)
       check(run_verified(program_env, kernel, variant, threads, 48, 8));
   }
@@ -47,7 +47,7 @@ void run_every_variant(const char* program_env, const char* kernel, Check&& chec
 // The PGAS variants where tiles are few or tiny: one tile (two of three threads own none), tiles
 // of one element, four tiles over three threads.
 inline void run_edge_tiles(const char* program_env, const char* kernel) {
-  for (const char* variant : {"naive", "blas"}) {
+  for (const char* variant : {"naive", "cut", "blas"}) {
     run_verified(program_env, kernel, variant, 3, 16, 16);
     run_verified(program_env, kernel, variant, 2, 5, 1);
     run_verified(program_env, kernel, variant, 3, 14, 7);

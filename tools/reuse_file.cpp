@@ -222,7 +222,8 @@ reuse_recording parse_reuse(const std::string& path, const std::string& text) {
   if (!top.at("size").is_null())
     r.size = static_cast<std::int64_t>(top.whole("size", 1, INT64_MAX));
   r.grain = top.one_of("grain", grain_names);
-  r.grain_bytes = top.whole("grain_bytes", 1, UINT32_MAX);
+  // 0 when nothing was accessed (no element size seen); checked against the histograms below.
+  r.grain_bytes = top.whole("grain_bytes", 0, UINT32_MAX);
   r.mode = top.one_of("mode", mode_names);
   r.error_bound = top.real("error_bound");
   const json& sites = top.array("sites");
@@ -251,6 +252,8 @@ reuse_recording parse_reuse(const std::string& path, const std::string& text) {
     }
     r.histograms.push_back(std::move(h));
   }
+  if (r.grain_bytes == 0 && !r.histograms.empty())
+    top.fail("grain_bytes", "0, but the recording has histograms (a unit has at least 1 byte)");
   return r;
 }
 

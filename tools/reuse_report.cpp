@@ -68,9 +68,9 @@ std::string header(const reuse_recording& r, std::optional<int> thread) {
   for (const std::string& a : r.arguments)
     args += " " + a;
   return fmt::format(
-      "{}{}: {} threads, size {}, distances in {}s of {} bytes ({}{}){}\n", r.program, args,
-      r.threads, r.size ? fmt::format("{}", *r.size) : std::string("not declared"), r.grain,
-      r.grain_bytes, r.mode,
+      "{}{}: {} threads, size {}, distances in {}s{} ({}{}){}\n", r.program, args, r.threads,
+      r.size ? fmt::format("{}", *r.size) : std::string("not declared"), r.grain,
+      r.grain_bytes > 0 ? fmt::format(" of {} bytes", r.grain_bytes) : std::string(), r.mode,
       r.mode == "approximate" ? fmt::format(", within {}", r.error_bound) : std::string(),
       thread ? fmt::format(", thread {} only", *thread) : std::string());
 }
@@ -143,13 +143,15 @@ thread_figures figures_of(const evaluation& e) {
 
 std::string show_text(const reuse_recording& r, std::optional<int> thread) {
   std::string out = header(r, thread);
+  if (r.histograms.empty()) out += "No remote accesses were recorded.\n";
   const std::vector<site_sum> sums = sum_sites(r, thread);
   for (std::size_t s = 0; s < sums.size(); ++s) {
     const site_sum& ss = sums[s];
     if (ss.threads == 0) continue;
-    out += fmt::format("\nsite {}: {}\n  {} thread{}, {} accesses, {} first accesses ({:.1f}%)\n",
-                       s, describe_site(r.sites[s]), ss.threads, ss.threads == 1 ? "" : "s",
-                       ss.accesses, ss.infinite, percent(ss.infinite, ss.accesses));
+    out +=
+        fmt::format("\nsite {}: {}\n  {} thread{}, {} access{}, {} first ({:.1f}%)\n", s,
+                    describe_site(r.sites[s]), ss.threads, ss.threads == 1 ? "" : "s", ss.accesses,
+                    ss.accesses == 1 ? "" : "es", ss.infinite, percent(ss.infinite, ss.accesses));
     if (ss.bins.empty()) continue;
     out += fmt::format("  {:>4}  {:>21}  {:>12}  {:>6}  {:>12}\n", "bin", "distances", "reuses",
                        "share", "mean");

@@ -283,4 +283,10 @@ TEST_CASE("a recording reads back what was written", "[reuse]") {
         std::string::npos);
   CHECK(error(with("\"thread\": 1", "\"thread\": 0")).find("sorted by thread") !=
         std::string::npos);
+  // grain_bytes 0 means nothing was accessed: only without histograms.
+  CHECK(error(with("\"grain_bytes\": 8", "\"grain_bytes\": 0")).find("grain_bytes: 0, but") !=
+        std::string::npos);
+  reuse_recording empty = recording(2, 64);
+  empty.grain_bytes = 0;
+  CHECK(parse_reuse("e", write_reuse(empty)).histograms.empty());
 }

@@ -189,9 +189,32 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
   const std::size_t me = static_cast<std::size_t>(thread) % t.threads;
   if (static_cast<std::size_t>(thread) >= t.threads) return;  // indefinite: thread 0 owns all
   std::array<std::size_t, layout::max_rank> tc = tlo;
-  std::array<std::vector<std::size_t>, layout::max_rank> bounds;  // per dimension: segment ends
+  // Per dimension d, the tile's segments [bounds[d][s], bounds[d][s + 1]) and, per segment and
+  // access, the tile coordinate and in-tile position of the segment's first index shifted by
+  // the access's offset: computed once per tile, so that a run's targets cost no division but
+  // one by THREADS per access.
+  const std::size_t na = k.size();
+  const std::size_t max_segs = na + 1;
+  std::array<std::array<std::size_t, max_cut_accesses + 2>, layout::max_rank> bounds{};
+  std::array<std::size_t, layout::max_rank> segs{};
+  std::vector<std::size_t> shifted_tile(rank_ * max_segs * na);
+  std::vector<std::size_t> shifted_pos(rank_ * max_segs * na);
+  std::array<std::size_t, layout::max_rank> tile_stride{};  // tiles, row-major
+  tile_stride[last] = 1;
+  for (std::size_t d = last; d-- > 0;)
+    tile_stride[d] = tile_stride[d + 1] * t.n[d + 1];
+  const libdivide::divider<std::uint64_t> by_threads(t.threads);
   std::array<std::size_t, layout::max_rank> seg{};
-  std::array<std::size_t, layout::max_rank> corner{};
+  // Room for every run: the thread's tiles in the box times the most segments a tile can have.
+  std::size_t box_tiles = 1;
+  std::size_t most_runs = 1;
+  for (std::size_t d = 0; d < rank_; ++d) {
+    box_tiles *= thi[d] - tlo[d] + 1;
+    most_runs *= std::min(max_segs, t.b[d]);
+  }
+  const std::size_t my_tiles = box_tiles / t.threads + 1;
+  runs_.reserve(my_tiles * most_runs);
+  targets_.reserve(my_tiles * most_runs * na);
   for (;;) {
     // Along the last dimension, step straight to this thread's tiles of the row of tiles.
     std::size_t row = 0;
@@ -202,38 +225,67 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
     const std::size_t skip = (me + t.threads - first_q % t.threads) % t.threads;
     for (std::size_t c = tlo[last] + skip; c <= thi[last]; c += t.threads) {
       tc[last] = c;
+      const std::size_t my_base = ((row + c) / t.threads) * t.volume;
       // This tile's part of the box, split along each dimension at every access's cut.
       for (std::size_t d = 0; d < rank_; ++d) {
-        const std::size_t s = tc[d] * t.b[d];
-        const std::size_t a0 = std::max(s, lo[d]);
-        const std::size_t a1 = std::min(s + t.b[d], hi[d]);
-        std::vector<std::size_t>& bd = bounds[d];
-        bd.assign(1, a0);
-        for (std::size_t a = 0; a < k.size(); ++a) {
-          const std::size_t cut = s + t.b[d] - positive_mod(k[a][d], t.b[d]);
-          if (cut > a0 && cut < a1) bd.push_back(cut);
+        const std::size_t start = tc[d] * t.b[d];
+        const std::size_t a0 = std::max(start, lo[d]);
+        const std::size_t a1 = std::min(start + t.b[d], hi[d]);
+        auto& bd = bounds[d];
+        std::size_t nb = 1;
+        bd[0] = a0;
+        for (std::size_t a = 0; a < na; ++a) {
+          const std::size_t cut = start + t.b[d] - positive_mod(k[a][d], t.b[d]);
+          if (cut <= a0 || cut >= a1) continue;
+          std::size_t x = nb++;  // insertion, skipping duplicates
+          while (x > 1 && bd[x - 1] > cut) {
+            bd[x] = bd[x - 1];
+            --x;
+          }
+          if (bd[x - 1] == cut) {
+            for (std::size_t y = x; y + 1 < nb; ++y)
+              bd[y] = bd[y + 1];
+            --nb;
+          } else {
+            bd[x] = cut;
+          }
         }
-        std::sort(bd.begin() + 1, bd.end());
-        bd.erase(std::unique(bd.begin(), bd.end()), bd.end());
-        bd.push_back(a1);
+        bd[nb] = a1;
+        segs[d] = nb;
         seg[d] = 0;
+        for (std::size_t sg = 0; sg < nb; ++sg) {
+          for (std::size_t a = 0; a < na; ++a) {
+            const auto at = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(bd[sg]) + k[a][d]);
+            const std::size_t x = (d * max_segs + sg) * na + a;
+            shifted_tile[x] = at / t.b[d];
+            shifted_pos[x] = at - shifted_tile[x] * t.b[d];
+          }
+        }
       }
       for (;;) {
         cut_run r;
         bool local = true;
         r.first_target = targets_.size();
+        std::size_t my_phase = 0;
         for (std::size_t d = 0; d < rank_; ++d) {
           r.lo[d] = bounds[d][seg[d]];
           r.hi[d] = bounds[d][seg[d] + 1];
+          my_phase += (r.lo[d] - tc[d] * t.b[d]) * strides_[d];
         }
-        r.offset = place_of(t, r.lo).offset;
-        for (std::size_t a = 0; a < k.size(); ++a) {
-          for (std::size_t d = 0; d < rank_; ++d)
-            corner[d] = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(r.lo[d]) + k[a][d]);
-          cut_target target = place_of(t, corner);
-          target.local = target.owner / tpn == my_node;
-          local = local && target.local;
-          targets_.push_back(target);
+        r.offset = my_base + my_phase;
+        for (std::size_t a = 0; a < na; ++a) {
+          std::size_t q = 0;
+          std::size_t phase = 0;
+          for (std::size_t d = 0; d < rank_; ++d) {
+            const std::size_t x = (d * max_segs + seg[d]) * na + a;
+            q += shifted_tile[x] * tile_stride[d];
+            phase += shifted_pos[x] * strides_[d];
+          }
+          const std::size_t course = by_threads.divide(q);
+          const auto owner = static_cast<int>(q - course * t.threads);
+          const bool is_local = owner / tpn == my_node;
+          local = local && is_local;
+          targets_.push_back({owner, is_local, course * t.volume + phase});
         }
         r.local = local;
         const std::size_t n = r.iterations(rank_);
@@ -242,7 +294,7 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
         runs_.push_back(r);
         std::size_t d = rank_;
         while (d-- > 0) {
-          if (++seg[d] + 1 < bounds[d].size()) break;
+          if (++seg[d] < segs[d]) break;
           seg[d] = 0;
         }
         if (d == static_cast<std::size_t>(-1)) break;

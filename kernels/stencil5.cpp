@@ -169,10 +169,12 @@ tile_box box_of(std::size_t ti, std::size_t tj, std::size_t bs, std::size_t n) {
 }
 
 // privatized: the optimised form by hand. For each tile the thread owns (tile k = me, me +
-// THREADS, …; a tile stored whole and row-major, b x b), the points whose four neighbours lie
-// in the tile through plain pointers into it, with the tile's index arithmetic written out;
-// the points on its edge, whose neighbour is in the next tile, through the general path.
-void sweep_privatized(const grid& in, const grid& out, std::size_t n, std::size_t bs) {
+// THREADS, …; a tile stored whole and row-major, b x b), every point through plain pointers
+// into the tile, with the tile's index arithmetic written out, except the neighbours beyond its
+// edge: the rows above and below it copied into `halo` through the general path (b reads each,
+// once per tile and sweep), and the point left and right of each row read through it too.
+void sweep_privatized(const grid& in, const grid& out, std::size_t n, std::size_t bs,
+                      double* halo) {
   const std::size_t per_row = n / bs;
   const auto threads = static_cast<std::size_t>(pgas::threads());
   for (auto k = static_cast<std::size_t>(pgas::mythread()); k < per_row * per_row; k += threads) {
@@ -180,19 +182,32 @@ void sweep_privatized(const grid& in, const grid& out, std::size_t n, std::size_
     const double* t_in = pgas::to_local(in.ptr(i0, j0));
     double* t_out = pgas::to_local(out.ptr(i0, j0));
     const tile_box box = box_of(ti, tj, bs, n);
+    if (box.r0 >= box.r1 || box.c0 >= box.c1) continue;  // a tile of the border only
+    if (ti > 0) {
+      for (std::size_t c = box.c0; c < box.c1; ++c)
+        halo[c] = in(i0 - 1, j0 + c);
+    }
+    if (ti + 1 < per_row) {
+      for (std::size_t c = box.c0; c < box.c1; ++c)
+        halo[bs + c] = in(i0 + bs, j0 + c);
+    }
     for (std::size_t r = box.r0; r < box.r1; ++r) {
-      if (r == 0 || r + 1 == bs) {  // the neighbouring tile's row above or below
-        for (std::size_t c = box.c0; c < box.c1; ++c)
-          general_point(in, out, i0 + r, j0 + c);
-        continue;
-      }
-      const double *up = t_in + (r - 1) * bs, *row = t_in + r * bs, *down = t_in + (r + 1) * bs;
+      const double* row = t_in + r * bs;
+      const double* up = r == 0 ? halo : row - bs;
+      const double* down = r + 1 == bs ? halo + bs : row + bs;
       double* o = t_out + r * bs;
       const std::size_t c0 = std::max<std::size_t>(box.c0, 1), c1 = std::min(box.c1, bs - 1);
-      if (box.c0 < c0) general_point(in, out, i0 + r, j0);
+      if (box.c0 < c0) {  // column 0 of a tile not on the border: its west neighbour's
+        const double e = bs > 1 ? row[1] : in(i0 + r, j0 + 1);
+        o[0] = point(up[0], in(i0 + r, j0 - 1), row[0], e, down[0]);
+      }
       for (std::size_t c = c0; c < c1; ++c)
         o[c] = point(up[c], row[c - 1], row[c], row[c + 1], down[c]);
-      if (c1 < box.c1) general_point(in, out, i0 + r, j0 + bs - 1);
+      if (c1 < box.c1 && (bs > 1 || box.c0 == c0)) {  // column b - 1: its east neighbour's
+        const std::size_t c = bs - 1;
+        const double w = bs > 1 ? row[c - 1] : in(i0 + r, j0 - 1);
+        o[c] = point(up[c], w, row[c], in(i0 + r, j0 + bs), down[c]);
+      }
     }
   }
 }
@@ -221,13 +236,16 @@ int job_body(const kernel_args& args, std::size_t bs) {
   pgas::barrier();
 
   const grid *in = &g0, *out = &g1;
+  std::vector<double> halo(2 * bs);  // privatized's rows above and below a tile
   std::function<void(const grid&, const grid&)> sweep;
   if (args.variant == "naive") {
     sweep = [&](const grid& from, const grid& to) { sweep_naive(from, to, n); };
   } else if (args.variant == "cut") {
     sweep = [&](const grid& from, const grid& to) { sweep_cut(from, to, n); };
   } else {
-    sweep = [&](const grid& from, const grid& to) { sweep_privatized(from, to, n, bs); };
+    sweep = [&](const grid& from, const grid& to) {
+      sweep_privatized(from, to, n, bs, halo.data());
+    };
   }
   // `steps` sweeps, a barrier after each (the next reads the neighbours' edges); `in` ends on
   // the latest grid.

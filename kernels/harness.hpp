@@ -36,6 +36,7 @@
 #include <functional>
 #include <new>
 #include <nlohmann/json.hpp>
+#include <pgas/reuse.hpp>
 #include <pgas/runtime.hpp>
 #include <stdexcept>
 #include <string>
@@ -126,6 +127,7 @@ inline kernel_args parse_kernel_args(int argc, char** argv, const std::string& k
     const int status = app.exit(e);  // prints the message; CLI11's own codes are not ours
     std::exit(status == 0 ? 0 : 2);
   }
+  pgas::reuse_size(a.size);  // the "size" of a pgasrun --reuse recording
   return a;
 }
 

@@ -21,7 +21,7 @@
 // ones estimated from one unit in 8 chosen by hash and scaled (unbiased, relative standard
 // error sqrt(7 / d): 8.3 % at d = 1024, the file's "error_bound").
 //
-// Memory. Each thread keeps at most 2^21 units live (about 100 MB at that bound); an access
+// Memory. Each thread keeps at most 2^20 units live (about 80 MB at that bound); an access
 // past it drops every unit first (the next accesses count as first accesses) and the job's end
 // says how often. The histograms are merged when the job ends and the file is written by
 // renaming a complete file over its name; a file that cannot be written is found before any

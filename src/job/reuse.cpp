@@ -35,7 +35,7 @@ thread_local constinit reuse_thread* reuse_mine = nullptr;
 
 namespace {
 
-constexpr std::size_t max_live_units = std::size_t{1} << 21;
+constexpr std::size_t max_live_units = std::size_t{1} << 20;
 constexpr std::size_t recent_sites = 64;
 constexpr std::size_t line_bytes = 64;
 
@@ -61,7 +61,7 @@ struct site_histogram {
   void add(reuse_result r) noexcept {
     ++accesses;
     if (r.weight == 0) return;
-    const auto w = static_cast<double>(r.weight);
+    const double w = r.weight;
     if (r.distance == reuse_infinite) {
       infinite += w;
       return;

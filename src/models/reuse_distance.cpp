@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 namespace pgas::detail {
@@ -30,7 +31,9 @@ reuse_stack::reuse_stack(reuse_mode mode, std::size_t max_units)
     : mode_(mode),
       max_units_(std::max<std::size_t>(64, max_units)),
       map_(first_slots, slot{empty_unit, 0}),
-      tree_(2 * first_slots + 1, 0) {}
+      tree_(2 * first_slots + 1, 0) {
+  std::fill(std::begin(window_), std::end(window_), empty_unit);
+}
 
 std::size_t reuse_stack::slot_of(std::uint64_t unit) const noexcept {
   const std::size_t mask = map_.size() - 1;
@@ -59,8 +62,9 @@ std::uint64_t reuse_stack::tree_prefix(std::uint64_t time) const noexcept {
   return sum;
 }
 
-// The live units keep their order and take times 1..live; the tree, sized to twice the live
-// units (so that renumbering costs O(1) per access amortized), holds their ones.
+// The live units keep their order and take times 1..live; the tree, sized to four times the
+// live units (so that the sort of renumbering costs O(log n / 3) per access amortized), holds
+// their ones.
 void reuse_stack::renumber() {
   std::vector<std::pair<std::uint64_t, std::size_t>> order;  // (time, slot)
   order.reserve(live_);
@@ -69,7 +73,7 @@ void reuse_stack::renumber() {
   std::sort(order.begin(), order.end());
   for (std::size_t k = 0; k < order.size(); ++k)
     map_[order[k].second].time = k + 1;
-  const std::size_t size = std::max<std::size_t>(2 * first_slots, 2 * live_) + 1;
+  const std::size_t size = std::max<std::size_t>(2 * first_slots, 4 * live_) + 1;
   tree_.assign(size, 0);
   // A linear build: every time up to live_ holds a one; each node adds itself to its parent.
   for (std::size_t i = 1; i <= live_; ++i)
@@ -107,22 +111,41 @@ std::uint64_t reuse_stack::touch(std::uint64_t unit) {
 
 reuse_result reuse_stack::access(std::uint64_t unit) {
   if (mode_ == reuse_mode::exact) return {touch(unit), 1};
-  const bool sampled = mix(unit) % reuse_sample_inverse == 0;
+  const std::uint64_t hash = mix(unit);
+  const bool sampled = hash % reuse_sample_inverse == 0;
   const std::uint64_t far = sampled ? touch(unit) : reuse_infinite;
-  std::size_t i = 0;
-  while (i < window_size_ && window_[i] != unit)
-    ++i;
-  if (i < window_size_) {
-    std::memmove(window_ + 1, window_, i * sizeof(std::uint64_t));
-    window_[0] = unit;
-    return {i, 1};
+  // A unit whose bucket counts no unit of the window is not in it: most accesses beyond the
+  // window skip the scan.
+  const auto bucket = static_cast<std::uint8_t>(hash >> 32);
+  std::uint32_t found = 0;
+  if (bucket_count_[bucket] != 0) {
+    // Every slot compared, without a branch: the slot holding the unit, if any.
+    for (std::size_t k = 0; k < reuse_window; ++k)
+      found |= static_cast<std::uint32_t>(window_[k] == unit) << k;
   }
-  if (window_size_ < reuse_window) ++window_size_;
-  std::memmove(window_ + 1, window_, (window_size_ - 1) * sizeof(std::uint64_t));
-  window_[0] = unit;
+  if (found != 0) {
+    const std::size_t at = static_cast<std::size_t>(__builtin_ctz(found));
+    const std::size_t distance = (at - head_) % reuse_window;
+    for (std::size_t i = distance; i > 0; --i) {  // the more recent ones move one older
+      window_[(head_ + i) % reuse_window] = window_[(head_ + i - 1) % reuse_window];
+      window_bucket_[(head_ + i) % reuse_window] = window_bucket_[(head_ + i - 1) % reuse_window];
+    }
+    window_[head_] = unit;
+    window_bucket_[head_] = bucket;
+    return {distance, 1};
+  }
+  head_ = (head_ + reuse_window - 1) % reuse_window;  // the oldest slot becomes the newest
+  if (window_[head_] != empty_unit) --bucket_count_[window_bucket_[head_]];
+  window_[head_] = unit;
+  window_bucket_[head_] = bucket;
+  ++bucket_count_[bucket];
+  ++far_;
   if (!sampled) return {reuse_infinite, 0};
-  if (far == reuse_infinite) return {reuse_infinite, reuse_sample_inverse};
-  return {std::max<std::uint64_t>(far * reuse_sample_inverse, reuse_window), reuse_sample_inverse};
+  ++far_sampled_;
+  const double scale = static_cast<double>(far_) / static_cast<double>(far_sampled_);
+  if (far == reuse_infinite) return {reuse_infinite, scale};
+  const auto scaled = static_cast<std::uint64_t>(static_cast<double>(far) * scale + 0.5);
+  return {std::max<std::uint64_t>(scaled, reuse_window), scale};
 }
 
 void reuse_stack::clear() noexcept {
@@ -132,7 +155,8 @@ void reuse_stack::clear() noexcept {
   }
   live_ = 0;
   now_ = 1;
-  window_size_ = 0;
+  std::fill(std::begin(window_), std::end(window_), empty_unit);
+  std::fill(std::begin(bucket_count_), std::end(bucket_count_), std::uint8_t{0});
 }
 
 }  // namespace pgas::detail

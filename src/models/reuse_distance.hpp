@@ -14,12 +14,15 @@
 // twice the live units however long the stream is.
 //
 // Approximate mode, for long runs: the last reuse_window distinct units are kept exactly in a
-// move-to-front list (a distance below the window is exact); beyond it only units whose hash
-// falls in a fixed 1/reuse_sample_inverse of the hash space are followed, in an exact stack of
-// their own (spatial sampling as SHARDS, Waldspurger et al. 2015), and a sampled unit's distance
-// d_s there stands for d_s * reuse_sample_inverse units, its access for reuse_sample_inverse
-// accesses. Sampled units are a hash-random fraction R = 1/reuse_sample_inverse of all units,
-// so a scaled distance is unbiased with a relative standard error of sqrt((1 - R) / (R d)):
+// move-to-front list (a ring: a distance below the window is exact); beyond it only units whose
+// hash falls in a fixed 1/reuse_sample_inverse of the hash space are followed, in an exact
+// stack of their own (spatial sampling as SHARDS, Waldspurger et al. 2015). A sampled unit's
+// distance d_s there stands for d_s * s units and its access for s accesses, where s is the
+// stream's own ratio so far of accesses beyond the window to those of sampled units (about
+// reuse_sample_inverse; the observed ratio corrects the sample's luck, as SHARDS's adjustment
+// does, so that a loop over n units reads as n and not as 8 times the units that fell in the
+// sample). Sampled units are a hash-random fraction R = 1/reuse_sample_inverse of all units,
+// so a scaled distance has a relative standard error of at most sqrt((1 - R) / (R d)):
 // reuse_error_bound is that error at d = 1024 (0.083; 0.26 at d = 128, 0.023 at d = 2^14).
 // Unsampled units beyond the window cost a hash and record nothing.
 //
@@ -54,7 +57,7 @@ constexpr int reuse_bin(std::uint64_t d) noexcept {
 /// accesses it stands for (1 in exact mode; 0 when the approximate mode did not follow it).
 struct reuse_result {
   std::uint64_t distance = reuse_infinite;
-  std::uint64_t weight = 1;
+  double weight = 1;
 };
 
 /// One thread's last-use data.
@@ -62,7 +65,7 @@ class reuse_stack {
  public:
   /// `max_units`: the most live units kept (at least 64); an access that would pass it drops
   /// every unit first (as clear() does, counted by overflows()), so memory stays bounded at
-  /// about 40 bytes per unit.
+  /// about 80 bytes per unit.
   explicit reuse_stack(reuse_mode mode = reuse_mode::exact, std::size_t max_units = 1u << 24);
 
   /// Records an access to `unit` (any value but ~0) and returns its distance.
@@ -97,9 +100,14 @@ class reuse_stack {
   std::uint64_t now_ = 1;            // the next access's time
   std::size_t live_ = 0;
   std::uint64_t overflows_ = 0;
-  // Approximate mode: the most recent distinct units, most recent first.
+  // Approximate mode: the most recent distinct units, a ring whose most recent is at head_
+  // and the older ones after it (~0: empty); the accesses beyond the window, and of them those
+  // of sampled units.
   std::uint64_t window_[reuse_window];
-  std::size_t window_size_ = 0;
+  std::uint8_t window_bucket_[reuse_window] = {};  // each slot's bucket (bits 32-39 of its hash)
+  std::uint8_t bucket_count_[256] = {};            // the window's units per bucket
+  std::size_t head_ = 0;
+  std::uint64_t far_ = 0, far_sampled_ = 0;
 };
 
 }  // namespace pgas::detail

@@ -62,15 +62,15 @@ struct histogram {
   std::array<double, pgas::detail::reuse_bins> bins{};
   double infinite = 0;
   double weighted_sum = 0, weight = 0;
-  void add(std::uint64_t d, std::uint64_t w) {
+  void add(std::uint64_t d, double w) {
     if (w == 0) return;
     if (d == reuse_infinite) {
-      infinite += static_cast<double>(w);
+      infinite += w;
       return;
     }
-    bins[static_cast<std::size_t>(reuse_bin(d))] += static_cast<double>(w);
-    weighted_sum += static_cast<double>(d) * static_cast<double>(w);
-    weight += static_cast<double>(w);
+    bins[static_cast<std::size_t>(reuse_bin(d))] += w;
+    weighted_sum += static_cast<double>(d) * w;
+    weight += w;
   }
 };
 
@@ -187,8 +187,8 @@ TEST_CASE("approximate histograms agree with exact ones within the bound") {
       const auto a = approx.access(u);
       if (sweep > 0) {
         far_exact += static_cast<double>(e.distance);
-        far_approx += static_cast<double>(a.distance) * static_cast<double>(a.weight);
-        far_weight += static_cast<double>(a.weight);
+        far_approx += static_cast<double>(a.distance) * a.weight;
+        far_weight += a.weight;
       }
     }
   }

@@ -253,6 +253,12 @@ std::optional<histogram_prediction> predict_histogram(const std::vector<reuse_sa
 }
 
 double pattern_overlap(const reuse_pattern& a, const reuse_pattern& b) {
+  // Two single distances share no range unless equal; a fitted distance is an estimate, so
+  // they are compared as numbers instead (3071 predicted as 3068 agrees to 99.9 %).
+  if (a.min == a.max && b.min == b.max) {
+    const double larger = std::max(a.max, b.max);
+    return larger == 0 ? 1 : std::min(a.max, b.max) / larger;
+  }
   const double both = std::min(a.max, b.max) - std::max(a.min, b.min) + 1;
   const double wider = std::max(a.max - a.min, b.max - b.min) + 1;
   return both <= 0 ? 0 : both / wider;

@@ -80,7 +80,8 @@ std::optional<histogram_prediction> predict_histogram(const std::vector<reuse_sa
 std::vector<reuse_bin> patterns_to_bins(const std::vector<reuse_pattern>& patterns);
 
 /// The overlap of two patterns' distance ranges: the distances both hold over the number the
-/// wider holds (whole distances, so [4, 7] holds 4), from 0 to 1.
+/// wider holds (whole distances, so [4, 7] holds 4), from 0 to 1. Two patterns of one distance
+/// each are compared as numbers: the smaller over the larger (1 when both are 0).
 double pattern_overlap(const reuse_pattern& a, const reuse_pattern& b);
 
 /// An operation is predicted correctly when it has as many patterns as observed and each

@@ -353,8 +353,14 @@ std::string evaluation_text(const evaluation& e, const std::string& predicted,
                        percent(covered, n), correct, percent(correct, covered));
   };
   for (const site_evaluation& s : e.sites) {
-    std::string name = describe_site(s.site);
-    if (name.size() > 44) name = "..." + name.substr(name.size() - 41);
+    // A long function name (a lambda's) is cut so that the file and line stay readable.
+    reuse_site short_site = s.site;
+    const std::size_t room =
+        44 - std::min<std::size_t>(
+                 44, describe_site({s.site.file, s.site.line, "", s.site.kind}).size());
+    if (short_site.function.size() > room)
+      short_site.function = short_site.function.substr(0, room > 3 ? room - 3 : 0) + "...";
+    std::string name = describe_site(short_site);
     if (s.observed > 0) row(name, s.observed, s.covered, s.correct);
   }
   row("total", e.observed, e.covered, e.correct);

@@ -168,7 +168,11 @@ TEST_CASE("overlap and correctness", "[reuse]") {
   // [4, 7] and [5, 8]: 3 distances shared of 4.
   CHECK(pattern_overlap({4, 7, 1, 5}, {5, 8, 1, 6}) == Approx(0.75));
   CHECK(pattern_overlap({4, 7, 1, 5}, {4, 7, 9, 6}) == 1);
-  CHECK(pattern_overlap({3, 3, 1, 3}, {4, 4, 1, 4}) == 0);
+  CHECK(pattern_overlap({3, 3, 1, 3}, {4, 4, 1, 4}) == Approx(0.75));
+  CHECK(pattern_overlap({0, 0, 1, 0}, {0, 0, 1, 0}) == 1);
+  CHECK(pattern_overlap({3, 3, 1, 3}, {3, 4, 1, 4}) == Approx(0.5));
+  // matmul's one distance, 0.75 n^2 - 1 at n = 256, from the power law of n = 64 and 128.
+  CHECK(predicted_correctly({{49067, 49067, 1, 49067}}, {{49151, 49151, 1, 49151}}));
   // [100, 199] against [110, 209]: 90 of 100.
   CHECK(pattern_overlap({100, 199, 1, 150}, {110, 209, 1, 160}) == Approx(0.9));
   CHECK(predicted_correctly({{100, 199, 1, 150}}, {{110, 209, 1, 160}}));

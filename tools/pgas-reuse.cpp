@@ -83,7 +83,7 @@ std::optional<int> thread_option(const std::string& text, const pgas::tools::reu
 
 int run(int argc, char** argv) {
   bool as_json = false;
-  std::string file, svg, thread_text, size_text, threads_text, output, pattern_text = "grid";
+  std::string file, svg, thread_text, size_text, threads_text, output, pattern_text = "diagonal";
   std::string predicted, observed, parda;
   std::vector<std::string> training;
 
@@ -92,7 +92,7 @@ int run(int argc, char** argv) {
                              "Usage: pgas-reuse show [--json] [--svg OUT.svg] [--thread T] FILE\n"
                              "       pgas-reuse predict --train A B [C...] --size N [-o OUT]\n"
                              "       pgas-reuse predict --train A B --threads N\n"
-                             "                          [--pattern grid|diagonal|line] [-o OUT]\n"
+                             "                          [--pattern diagonal|grid|line] [-o OUT]\n"
                              "       pgas-reuse evaluate [--json] PREDICTED OBSERVED\n"
                              "       pgas-reuse export --parda FILE\n",
                              footer, 30);
@@ -123,7 +123,7 @@ int run(int argc, char** argv) {
   size_opt->excludes(threads_opt);
   predict
       ->add_option("--pattern", pattern_text,
-                   "How threads lie (--threads): grid\n(default), diagonal or line")
+                   "How threads lie (--threads): diagonal\n(default), grid or line")
       ->type_name("P")
       ->multi_option_policy(last);
   predict->add_option("-o,--output", output, "Write the prediction to OUT and\nsay how it was made")
@@ -157,7 +157,7 @@ int run(int argc, char** argv) {
     pgas::tools::thread_pattern pattern{};
     if (!pgas::tools::parse_thread_pattern(pattern_text, pattern))
       throw usage_error(
-          fmt::format("--pattern '{}': expected grid, diagonal or line", pattern_text));
+          fmt::format("--pattern '{}': expected diagonal, grid or line", pattern_text));
     if (training.size() < 2) {
       throw usage_error(fmt::format("--train needs two training runs (--train A B), got one: {}",
                                     training.front()));

@@ -4,10 +4,11 @@
 # device", whatever status it meant to return (0 for a listing, 4 for globals found).
 #
 # Usage: stdout_full.sh PGASRUN PGAS_LAYOUT PGAS_TABLES PGAS_BENCH RUNS_JSON PROGRAM
-#                       [PGAS_TRACE TRACE_FILE]
+#                       [PGAS_TRACE TRACE_FILE [PGAS_REUSE REUSE_FILE]]
 set -u
-if [[ $# -ne 6 && $# -ne 8 ]]; then
-  echo "usage: $0 PGASRUN PGAS_LAYOUT PGAS_TABLES PGAS_BENCH RUNS_JSON PROGRAM [PGAS_TRACE TRACE]" >&2
+if [[ $# -ne 6 && $# -ne 8 && $# -ne 10 ]]; then
+  echo "usage: $0 PGASRUN PGAS_LAYOUT PGAS_TABLES PGAS_BENCH RUNS_JSON PROGRAM" \
+    "[PGAS_TRACE TRACE [PGAS_REUSE REUSE]]" >&2
   exit 2
 fi
 if [[ ! -w /dev/full ]]; then
@@ -47,8 +48,13 @@ expect_write_error pgas-bench "$bench" --from "$runs" --out "$scratch/out"
 expect_write_error pgasrun "$pgasrun" --dry-run -n 4 --topology 'synthetic:package:2 core:4 pu:1'
 expect_write_error pgasrun "$pgasrun" --check-globals "$program"
 expect_write_error pgasrun "$pgasrun" --help
-if [[ $# -eq 8 ]]; then
+if [[ $# -ge 8 ]]; then
   expect_write_error pgas-trace "$7" "$8"
   expect_write_error pgas-trace "$7" --json --heatmap "$scratch/h.svg" "$8"
+fi
+if [[ $# -eq 10 ]]; then
+  expect_write_error pgas-reuse "$9" show "${10}"
+  expect_write_error pgas-reuse "$9" evaluate --json "${10}" "${10}"
+  expect_write_error pgas-reuse "$9" export --parda "${10}"
 fi
 exit $failed

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <pgas/cuts.hpp>
+#include <pgas/cut_model.hpp>
 #include <pgas/layout.hpp>
 
 #include "declaration.hpp"

@@ -1,15 +1,16 @@
-// Locality cuts (pgas/cuts.hpp): cut_plan splits a thread's iterations of a loop box over a
-// tiled layout into runs in which every access A(i + k) has one owner, by Barton et al.'s
-// observation that a tile shifted by k spans at most two tiles per dimension, split at
-// b − k mod b. cut_formula_of computes the paper's Cut_i, Cut^Upper and Cut^Lower for tools.
-// Block-cyclic layouts whose blocks are tiles of the row-major order are modelled as tiles.
+// Locality cuts (pgas/cut_model.hpp, described in pgas/cuts.hpp): cut_plan splits a thread's
+// iterations of a loop box over a tiled layout into runs in which every access A(i + k) has one
+// owner, by Barton et al.'s observation that a tile shifted by k spans at most two tiles per
+// dimension, split at b − k mod b. cut_formula_of computes the paper's Cut_i, Cut^Upper and
+// Cut^Lower for tools. Block-cyclic layouts whose blocks are tiles of the row-major order are
+// modelled as tiles.
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <string>
 
-#include <pgas/cuts.hpp>
+#include <pgas/cut_model.hpp>
 #include <pgas/error.hpp>
 
 namespace pgas {

@@ -5,7 +5,7 @@
 // k = [1, 2]: Cut_0 = 1, Cut^Upper = 4, Cut^Lower = 1) exactly; and each misuse, which outside a
 // job throws pgas::usage_error naming the problem.
 
-#include <pgas/cuts.hpp>
+#include <pgas/cut_model.hpp>
 #include <pgas/error.hpp>
 
 #include <cstddef>

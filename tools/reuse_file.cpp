@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <utility>
 
@@ -16,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/base/file.hpp"
+#include "src/models/reuse_distance.hpp"
 
 namespace pgas::tools {
 
@@ -32,6 +32,8 @@ constexpr std::array<std::string_view, 2> mode_names = {"exact", "approximate"};
 // deeper is refused before nlohmann builds it: its recursive parser and dump would exhaust
 // the stack on a file nested tens of thousands deep. Brackets inside strings do not count.
 constexpr int max_depth = 8;
+
+static_assert(max_reuse_bin == pgas::detail::reuse_bins - 1);
 
 bool nested_too_deep(const std::string& text) {
   int depth = 0;
@@ -188,7 +190,7 @@ reuse_histogram read_histogram(const object& o, int threads, std::size_t sites) 
 }  // namespace
 
 int reuse_bin_of(std::uint64_t d) {
-  return d == 0 ? 0 : std::bit_width(d);
+  return pgas::detail::reuse_bin(d);
 }
 
 std::uint64_t reuse_bin_low(int k) {

@@ -317,6 +317,11 @@ cut_formula cut_formula_of(const layout& l, std::size_t tile, std::span<const st
   check_thread(l, 0, threads_per_node, where);
   const tiling t = tiling_of(l, where);
   const std::size_t last = t.rank - 1;
+  std::size_t tiles = 1;
+  for (std::size_t d = 0; d < t.rank; ++d)
+    tiles *= t.n[d];
+  if (tile >= tiles)
+    detail::misuse(fmt::format("locality cuts: tile {} of {} tiles", tile, tiles), where);
   std::array<std::size_t, layout::max_rank> origin{};
   std::size_t q = tile;
   for (std::size_t d = t.rank; d-- > 0;) {

@@ -252,6 +252,11 @@ TEST_CASE("cut_plan's misuse throws usage_error outside a job, naming the proble
         cut_plan(l, pgas::box{{0, 8}, {0, 9}}, pgas::offsets{{0, 0}}, 0, {.threads_per_node = 0});
       },
       "threads_per_node is 0");
+  throws(
+      [&] {
+        (void)pgas::cut_formula_of(l, 12, std::vector<std::ptrdiff_t>{1, 2}, 1);
+      },
+      "tile 12 of 12 tiles");
   const layout cyclic({8, 9}, block_spec::cyclic(4), 4);
   throws(
       [&] {

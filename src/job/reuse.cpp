@@ -22,6 +22,7 @@
 #include <pgas/detail/geometry.hpp>
 #include <pgas/detail/sync_listener.hpp>
 #include <pgas/reuse.hpp>
+#include <pgas/trace.hpp>
 
 #include "src/base/file.hpp"
 #include "src/base/os.hpp"
@@ -32,6 +33,8 @@
 namespace pgas::detail {
 
 thread_local constinit reuse_thread* reuse_mine = nullptr;
+PGAS_API thread_local constinit std::uintptr_t trace_skip_lo = 0;
+PGAS_API thread_local constinit std::uintptr_t trace_skip_bytes = 0;
 
 namespace {
 
@@ -301,9 +304,16 @@ void reuse_thread_begin(int thread) {
   if (!the_recorder.on) return;
   reuse_mine = the_recorder.threads[static_cast<std::size_t>(thread)].get();
   sync_listen(reuse_mine);
+  if (!tracing()) {  // the tracer counts own accesses too
+    trace_skip_lo = reinterpret_cast<std::uintptr_t>(geometry.base) +
+                    static_cast<std::uintptr_t>(thread) * geometry.segment;
+    trace_skip_bytes = geometry.segment;
+  }
 }
 
 void reuse_thread_end() noexcept {
+  trace_skip_lo = 0;
+  trace_skip_bytes = 0;
   if (reuse_mine == nullptr) return;
   sync_unlisten(reuse_mine);
   reuse_mine = nullptr;

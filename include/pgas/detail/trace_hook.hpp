@@ -83,12 +83,23 @@ PGAS_API void trace_allocation(std::uint64_t offset, std::size_t bytes, int thre
 /// The allocation at `offset` of `thread`'s segment (-1: symmetric) is freed.
 PGAS_API void trace_release(std::uint64_t offset, int thread) noexcept;
 
+/// While a job records reuse distances and does not trace, the calling thread's own segment
+/// (`trace_skip_bytes` bytes from `trace_skip_lo`): the reuse recorder counts only other
+/// threads' data, so an element access there skips the call. Empty (0 bytes) otherwise.
+/// Written by src/job/reuse.cpp on the thread itself as it starts and ends.
+PGAS_API extern thread_local constinit std::uintptr_t trace_skip_lo
+    __attribute__((tls_model("initial-exec")));
+PGAS_API extern thread_local constinit std::uintptr_t trace_skip_bytes
+    __attribute__((tls_model("initial-exec")));
+
 /// The element access hook of the public headers: records `p` while a job traces.
 template <class T>
 [[gnu::always_inline]] inline void trace_element(const T* p) noexcept {
   if constexpr (config::trace_hooks) {
-    if (trace_on) [[unlikely]]
-      trace_reference(p, sizeof(T));
+    if (trace_on) [[unlikely]] {
+      if (reinterpret_cast<std::uintptr_t>(p) - trace_skip_lo >= trace_skip_bytes)
+        trace_reference(p, sizeof(T));
+    }
   }
 }
 

@@ -158,6 +158,29 @@ TEST_CASE("reuse: by block, the 8 doubles of a block are one unit", "[reuse]") {
   CHECK(got == want);
 }
 
+TEST_CASE("reuse: by line, the 8 doubles span one or two 64-byte lines", "[reuse]") {
+  scratch dir;
+  const std::string file = dir.file("line.reuse");
+  run_known({"--reuse=" + file, "--reuse-grain=line"}, "none");
+  const json doc = read_json(file);
+  INFO(doc.dump());
+  CHECK(doc.at("grain") == "line");
+  CHECK(doc.at("grain_bytes") == 64);
+  const auto got = histograms(doc);
+  // The first pass meets its lines for the first time, the rest at distance 0; the second pass
+  // and the copy find every unit again at distance 0 or 1 (two lines: the other one between).
+  const histogram& first = got.at({1, line_of("reuse_known", "@reuse_known:first"), "element"});
+  CHECK(first.accesses == 8);
+  CHECK((first.infinite == 1 || first.infinite == 2));
+  CHECK(first.bins.at(0)[0] ==
+        8 - first.infinite - (first.bins.contains(1) ? first.bins.at(1)[0] : 0));
+  const histogram& second = got.at({1, line_of("reuse_known", "@reuse_known:second"), "element"});
+  CHECK(second.accesses == 8);
+  CHECK(second.infinite == 0);
+  for (const auto& [bin, v] : second.bins)
+    CHECK(bin <= 1);
+}
+
 TEST_CASE("reuse: --reuse with --trace writes both files; a bare --reuse writes PROGRAM.reuse",
           "[reuse]") {
   scratch dir;

@@ -126,8 +126,10 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
         fmt::format("locality cuts: {} offsets given, 1 to {} allowed", k.size(), max_cut_accesses),
         where);
   }
-  for (std::size_t a = 0; a < k.size(); ++a)
-    check_rank(l, k[a].size(), fmt::format("offset {}", a).c_str(), where);
+  for (std::size_t a = 0; a < k.size(); ++a) {
+    if (k[a].size() != rank_)  // formatted only then: a plan is built per loop
+      check_rank(l, k[a].size(), fmt::format("offset {}", a).c_str(), where);
+  }
   const tiling t = tiling_of(l, where);
   std::array<std::size_t, layout::max_rank> lo{};
   std::array<std::size_t, layout::max_rank> hi{};
@@ -178,7 +180,9 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
     }
   }
   const int tpn = options.threads_per_node;
-  const int my_node = thread / tpn;
+  // The calling thread's node as a range of threads (no division per access).
+  const int node_first = thread / tpn * tpn;
+  const int node_end = node_first + tpn;
   // The tiles that meet the box, as tile coordinates [tlo, thi].
   std::array<std::size_t, layout::max_rank> tlo{};
   std::array<std::size_t, layout::max_rank> thi{};
@@ -206,12 +210,31 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
     tile_stride[d] = tile_stride[d + 1] * t.n[d + 1];
   const libdivide::divider<std::uint64_t> by_threads(t.threads);
   std::array<std::size_t, layout::max_rank> seg{};
+  // Each offset as whole tiles and a remainder, k = whole · b + rest with 0 <= rest < b, so that
+  // the tiles see no division: a position p in [0, b) shifted by k is in tile whole (+1 when
+  // p + rest >= b).
+  std::vector<std::ptrdiff_t> whole(rank_ * na);
+  std::vector<std::size_t> rest(rank_ * na);
+  for (std::size_t d = 0; d < rank_; ++d) {
+    for (std::size_t a = 0; a < na; ++a) {
+      rest[d * na + a] = positive_mod(k[a][d], t.b[d]);
+      whole[d * na + a] = (k[a][d] - static_cast<std::ptrdiff_t>(rest[d * na + a])) /
+                          static_cast<std::ptrdiff_t>(t.b[d]);
+    }
+  }
   // Room for every run: the thread's tiles in the box times the most segments a tile can have.
   std::size_t box_tiles = 1;
   std::size_t most_runs = 1;
   for (std::size_t d = 0; d < rank_; ++d) {
     box_tiles *= thi[d] - tlo[d] + 1;
-    most_runs *= std::min(max_segs, t.b[d]);
+    std::array<std::size_t, max_cut_accesses> cuts{};  // distinct cuts inside a tile
+    std::size_t nc = 0;
+    for (std::size_t a = 0; a < na; ++a) {
+      const std::size_t m = rest[d * na + a];
+      if (m != 0 && std::find(cuts.begin(), cuts.begin() + nc, m) == cuts.begin() + nc)
+        cuts[nc++] = m;
+    }
+    most_runs *= nc + 1;
   }
   const std::size_t my_tiles = box_tiles / t.threads + 1;
   runs_.reserve(my_tiles * most_runs);
@@ -236,7 +259,7 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
         std::size_t nb = 1;
         bd[0] = a0;
         for (std::size_t a = 0; a < na; ++a) {
-          const std::size_t cut = start + t.b[d] - positive_mod(k[a][d], t.b[d]);
+          const std::size_t cut = start + t.b[d] - rest[d * na + a];
           if (cut <= a0 || cut >= a1) continue;
           std::size_t x = nb++;  // insertion, skipping duplicates
           while (x > 1 && bd[x - 1] > cut) {
@@ -256,10 +279,12 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
         seg[d] = 0;
         for (std::size_t sg = 0; sg < nb; ++sg) {
           for (std::size_t a = 0; a < na; ++a) {
-            const auto at = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(bd[sg]) + k[a][d]);
+            const std::size_t p = bd[sg] - start + rest[d * na + a];
+            const bool next = p >= t.b[d];
             const std::size_t x = (d * max_segs + sg) * na + a;
-            shifted_tile[x] = at / t.b[d];
-            shifted_pos[x] = at - shifted_tile[x] * t.b[d];
+            shifted_tile[x] = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(tc[d]) +
+                                                       whole[d * na + a] + (next ? 1 : 0));
+            shifted_pos[x] = next ? p - t.b[d] : p;
           }
         }
       }
@@ -284,7 +309,7 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
           }
           const std::size_t course = by_threads.divide(q);
           const auto owner = static_cast<int>(q - course * t.threads);
-          const bool is_local = owner / tpn == my_node;
+          const bool is_local = owner >= node_first && owner < node_end;
           local = local && is_local;
           targets_.push_back({owner, is_local, course * t.volume + phase});
         }

@@ -258,7 +258,8 @@ int job(const kernel_args& a) {
     // a shared pointer is used" — rows lo - 1 and hi belong to the neighbouring threads.
     const auto mine = [&](std::size_t i) -> const u8* { return in_mine + (i - lo) * n; };
     const auto theirs = [&](std::size_t i) { return shared_row(In.ptr(i, 0)); };
-    once = [&] {
+    // mine and theirs end with this block: the loop keeps copies of them.
+    once = [&, mine, theirs] {
       for (std::size_t i = lo; i < hi; ++i) {
         u8* const o = out_mine + (i - lo) * n;
         const bool up_mine = i > lo, down_mine = i + 1 < hi;

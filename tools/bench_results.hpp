@@ -27,15 +27,16 @@ using json = nlohmann::ordered_json;
 /// The kernels and variants of the kernel contract (kernels/harness.hpp), in table order.
 /// Variant "c" is the plain C baseline beside each kernel (kernels/plain/), which seq is
 /// checked against.
-inline const std::vector<std::string> known_kernels = {
-    "matmul", "sobel", "randomaccess", "cc", "stencil2d", "matmul_tiled", "cholesky"};
+inline const std::vector<std::string> known_kernels = {"matmul",   "sobel",     "randomaccess",
+                                                       "cc",       "stencil2d", "matmul_tiled",
+                                                       "cholesky", "matvec",    "stencil5"};
 inline const std::vector<std::string> known_variants = {"c",      "seq",    "naive",  "privatized",
                                                         "tables", "auto",   "cached", "coalesced",
                                                         "cut",    "openmp", "blas",   "library"};
 
 /// Each known kernel's variants, c (its plain C baseline) included: kernels/harness.hpp's
-/// all_variants (matmul, sobel, randomaccess), cache_variants (cc, stencil2d) and tile_variants
-/// (matmul_tiled, cholesky).
+/// all_variants (matmul, sobel, randomaccess), cache_variants (cc, stencil2d), tile_variants
+/// (matmul_tiled, cholesky) and cut_variants (matvec, stencil5).
 inline const std::map<std::string, std::vector<std::string>> kernel_variants = {
     {"matmul", {"c", "seq", "naive", "privatized", "tables", "auto", "openmp"}},
     {"sobel", {"c", "seq", "naive", "privatized", "tables", "auto", "openmp"}},
@@ -44,6 +45,8 @@ inline const std::map<std::string, std::vector<std::string>> kernel_variants = {
     {"stencil2d", {"c", "seq", "naive", "cached", "coalesced", "openmp"}},
     {"matmul_tiled", {"c", "seq", "naive", "cut", "openmp", "blas", "library"}},
     {"cholesky", {"c", "seq", "naive", "cut", "openmp", "blas", "library"}},
+    {"matvec", {"c", "seq", "naive", "privatized", "cut", "openmp"}},
+    {"stencil5", {"c", "seq", "naive", "privatized", "cut", "openmp"}},
 };
 
 /// True when `kernel` has `variant` (kernel_variants); a kernel this driver does not know has

@@ -57,8 +57,9 @@ using pgas::tools::usage_error;
 // --quick: a demonstration in a few minutes on two cores (sizes chosen by timing the
 // kernels: each run takes a few hundredths of a second to a few tenths).
 const std::map<std::string, std::size_t> quick_sizes = {
-    {"matmul", 512},     {"sobel", 4096},       {"randomaccess", 1024}, {"cc", 262144},
-    {"stencil2d", 1024}, {"matmul_tiled", 512}, {"cholesky", 512}};
+    {"matmul", 512},   {"sobel", 4096},     {"randomaccess", 1024},
+    {"cc", 262144},    {"stencil2d", 1024}, {"matmul_tiled", 512},
+    {"cholesky", 512}, {"matvec", 1024},    {"stencil5", 512}};
 constexpr int quick_reps = 3, quick_repeat = 3;
 
 struct options {
@@ -487,10 +488,12 @@ std::vector<run_record> run_all(const options& o, const json& meta) {
 
 constexpr const char* description =
     "Runs the benchmark kernels (matmul, sobel, randomaccess, cc, stencil2d,\n"
-    "matmul_tiled, cholesky) in each of their variants (c, seq, naive, privatized,\n"
+    "matmul_tiled, cholesky, matvec, stencil5) in each of their variants (c, seq, naive, "
+    "privatized,\n"
     "tables, auto, cached, coalesced, cut, openmp, blas, library: cc and stencil2d\n"
     "have cached and coalesced instead of privatized, tables and auto, matmul_tiled\n"
-    "and cholesky cut, blas and library) at each thread count through pgasrun, in M\n"
+    "and cholesky cut, blas and library, matvec and stencil5 privatized and cut)\n"
+    "at each thread count through pgasrun, in M\n"
     "interleaved passes, and prints each variant's overhead over\n"
     "sequential C at 1 thread (Serres et al., Table I) and its speedup over seq at\n"
     "every thread count, from the medians over passes. Variant c, a plain C loop\n"
@@ -636,8 +639,9 @@ int run(int argc, char** argv) {
     if (!any) {
       throw usage_error(
           fmt::format("--kernels {} and --variants {} select no run (cc and stencil2d have "
-                      "cached and coalesced, matmul_tiled and cholesky cut, blas and library, the "
-                      "others privatized, tables and auto)",
+                      "cached and coalesced, matmul_tiled and cholesky cut, blas and library, "
+                      "matvec and stencil5 privatized and cut, the others privatized, tables "
+                      "and auto)",
                       fmt::join(o.kernels, ","), fmt::join(o.variants, ",")));
     }
     find_programs(o);

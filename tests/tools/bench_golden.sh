@@ -3,7 +3,8 @@
 # scratch directory that holds
 #   data/      a link to DATA_DIR (tests/tools/data: saved runs.json files, fake programs)
 #   pgasrun    a link to data/fake_pgasrun.sh
-#   kernels/   matmul, sobel, randomaccess, cc, stencil2d, matmul_tiled, cholesky and plain/
+#   kernels/   matmul, sobel, randomaccess, cc, stencil2d, matmul_tiled, cholesky, matvec,
+#              stencil5 and plain/
 #              with the same: links to
 #              data/fake_kernel.sh
 # so that the command names its files by relative paths (error messages and the "Files:" list
@@ -51,7 +52,7 @@ cd "$scratch" || exit 2
 ln -s "$data" data
 ln -s data/fake_pgasrun.sh pgasrun
 mkdir -p kernels/plain
-for k in matmul sobel randomaccess cc stencil2d matmul_tiled cholesky; do
+for k in matmul sobel randomaccess cc stencil2d matmul_tiled cholesky matvec stencil5; do
   ln -s ../data/fake_kernel.sh "kernels/$k"
   ln -s ../../data/fake_kernel.sh "kernels/plain/$k"
 done

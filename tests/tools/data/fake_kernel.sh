@@ -1,9 +1,9 @@
 #!/bin/sh
 # A stand-in for the kernels in the pgas-bench tests, installed as matmul, sobel, randomaccess,
-# cc, stencil2d, matmul_tiled and cholesky (and as plain/matmul, … for the plain C baselines): it answers `--variant V [--size S] --reps R --json` with the contract's JSON line
+# cc, stencil2d, matmul_tiled, cholesky, matvec and stencil5 (and as plain/matmul, … for the plain C baselines): it answers `--variant V [--size S] --reps R --json` with the contract's JSON line
 # at once, its seconds a fixed function of kernel, variant and PGAS_THREADS:
 #   base (matmul 0.4, sobel 0.08, randomaccess 0.2, cc 0.3, stencil2d 0.05, matmul_tiled 0.1,
-#   cholesky 0.02) x factor (seq 1, naive 20, privatized 4, tables 1.05, auto 1.1, cached 2,
+#   cholesky 0.02, matvec 0.01, stencil5 0.03) x factor (seq 1, naive 20, privatized 4, tables 1.05, auto 1.1, cached 2,
 #   coalesced 1.2, cut 10, openmp 1, c 0.99, blas 0.15, library 0.14)
 #   / threads (1 for seq and c).
 # With FAKE_SEQ_SLOW=1, randomaccess seq takes 1.1 times as long (the baseline check fails).
@@ -33,6 +33,8 @@ case $kernel in
   stencil2d) base=0.05; size=${size:-2048} ;;
   matmul_tiled) base=0.1; size=${size:-1024} ;;
   cholesky) base=0.02; size=${size:-1024} ;;
+  matvec) base=0.01; size=${size:-4096} ;;
+  stencil5) base=0.03; size=${size:-1024} ;;
   *) echo "$kernel: unknown kernel" >&2; exit 2 ;;
 esac
 case $variant in

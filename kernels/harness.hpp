@@ -58,6 +58,10 @@ inline const std::vector<std::string> all_variants = {"seq",    "naive", "privat
 inline const std::vector<std::string> cache_variants = {"seq", "naive", "cached", "coalesced",
                                                         "openmp"};
 
+/// The variants of the kernels whose reuse distances pgas-reuse records and predicts (jacobi):
+/// seq, naive (every access through the shared arrays) and openmp as above.
+inline const std::vector<std::string> reuse_variants = {"seq", "naive", "openmp"};
+
 /// The variants of the dense tiled kernels of Barton et al.'s multiblocking (matmul_tiled,
 /// cholesky), on `shared [b][b] double` arrays:
 ///   naive       A(i, j) on the tiled arrays for every element;

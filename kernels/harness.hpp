@@ -58,7 +58,7 @@ inline const std::vector<std::string> all_variants = {"seq",    "naive", "privat
 inline const std::vector<std::string> cache_variants = {"seq", "naive", "cached", "coalesced",
                                                         "openmp"};
 
-/// The variants of the kernels whose reuse distances pgas-reuse records and predicts (jacobi):
+/// The variants of the kernels whose reuse distances pgas-reuse records and predicts (jacobi, lu):
 /// seq, naive (every access through the shared arrays) and openmp as above.
 inline const std::vector<std::string> reuse_variants = {"seq", "naive", "openmp"};
 

@@ -59,6 +59,20 @@ inline std::string one_line(std::string text) {
   return text;
 }
 
+/// A tool's main: runs `run` (returning the exit status) and ends through finish_output; a
+/// usage_error or one of the tool's own input errors (`InputErrors`: a malformed file) is
+/// reported on one line with exit status 2, any other exception with status 1.
+template <class... InputErrors, class Run>
+int tool_main(const char* tool, Run&& run) {
+  try {
+    return finish_output(tool, run());
+  } catch (const std::exception& e) {
+    const bool input = dynamic_cast<const usage_error*>(&e) != nullptr ||
+                       ((dynamic_cast<const InputErrors*>(&e) != nullptr) || ...);
+    fail(tool, input ? exit_usage : 1, one_line(e.what()));
+  }
+}
+
 /// Parses the command line with CLI11. Returns false when --help or --version was printed (the
 /// tool then exits 0); throws usage_error for anything CLI11 rejects, as one line. A value
 /// missing after a trailing option reads "OPT needs a value", with CLI11's name `from` shown

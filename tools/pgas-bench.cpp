@@ -703,13 +703,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return pgas::tools::finish_output("pgas-bench", run(argc, argv));
-  } catch (const usage_error& e) {
-    fail(exit_usage, one_line(e.what()));
-  } catch (const results_error& e) {
-    fail(exit_usage, one_line(e.what()));
-  } catch (const std::exception& e) {
-    fail(1, one_line(e.what()));
-  }
+  return pgas::tools::tool_main<results_error>("pgas-bench", [&] { return run(argc, argv); });
 }

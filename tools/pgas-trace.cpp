@@ -218,13 +218,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return pgas::tools::finish_output(tool, run(argc, argv));
-  } catch (const usage_error& e) {
-    pgas::tools::fail(tool, exit_usage, one_line(e.what()));
-  } catch (const trace_error& e) {
-    pgas::tools::fail(tool, exit_usage, one_line(e.what()));
-  } catch (const std::exception& e) {
-    pgas::tools::fail(tool, 1, one_line(e.what()));
-  }
+  return pgas::tools::tool_main<trace_error>(tool, [&] { return run(argc, argv); });
 }

@@ -28,8 +28,9 @@ namespace pgas::kernels::npb {
 // NAS's generator (the NPB report RNR-94-007, "pseudorandom numbers"): the linear congruential
 // sequence x(k+1) = a · x(k) mod 2^46, with the value x(k) / 2^46 in (0, 1). NAS computes it
 // in double precision, splitting a and x into 23-bit halves so that every product is exact;
-// the integers here are the same integers (products in 128 bits), so the sequence is
-// bit-for-bit NAS's. x is kept as a double holding an integer in [1, 2^46), as NAS passes it.
+// the integers here are the same integers (64-bit products keep their low 46 bits exact), so the
+// sequence is bit-for-bit NAS's. x is kept as a double holding an integer in [1, 2^46), as NAS
+// passes it.
 
 /// a = 5^13, the multiplier of every NAS kernel.
 inline constexpr double amult = 1220703125.0;
@@ -41,7 +42,7 @@ inline constexpr std::uint64_t mask46 = (std::uint64_t{1} << 46) - 1;
 inline constexpr double r46 = 1.0 / static_cast<double>(std::uint64_t{1} << 46);
 
 inline std::uint64_t mul46(std::uint64_t a, std::uint64_t x) {
-  return static_cast<std::uint64_t>(static_cast<unsigned __int128>(a) * x) & mask46;
+  return (a * x) & mask46;  // unsigned products wrap modulo 2^64, a multiple of 2^46
 }
 }  // namespace detail
 

@@ -27,13 +27,16 @@
 #include <pgas/collectives.hpp>
 #include <pgas/config.hpp>
 #include <pgas/cuts.hpp>
+#include <pgas/domain.hpp>
 #include <pgas/error.hpp>
 #include <pgas/forall.hpp>
 #include <pgas/layout.hpp>
 #include <pgas/lock.hpp>
 #include <pgas/nb.hpp>
 #include <pgas/owned_range.hpp>
+#include <pgas/point.hpp>
 #include <pgas/privatize.hpp>
+#include <pgas/rectdomain.hpp>
 #include <pgas/reuse.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/shared_array.hpp>

@@ -7,11 +7,14 @@
 // Reading is reuse_file.hpp's, the analysis reuse_patterns.hpp's and reuse_threads.hpp's, the
 // output reuse_report.hpp's; this file is the command line.
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -49,8 +52,16 @@ constexpr const char* footer =
     "usage error or a recording that cannot be read or used.\n"
     "Manual: man pgas-reuse.";
 
-// Writes `text` to `path`, or exits 1 naming it.
+// Writes `text` to `path`, or exits 1 naming it. The file is replaced by a rename, which would
+// put a regular file in place of a device or FIFO (/dev/null, /dev/stdout): those are refused.
 void write_output(const std::string& option, const std::string& path, const std::string& text) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    pgas::tools::fail(tool, 1,
+                      fmt::format("{}: cannot write {}: not a regular file (pgas-reuse replaces "
+                                  "its output by renaming a new file over it)",
+                                  option, path));
+  }
   try {
     pgas::detail::replace_file(path, text);
   } catch (const pgas::detail::file_error& e) {
@@ -121,11 +132,12 @@ int run(int argc, char** argv) {
                           ->type_name("N")
                           ->multi_option_policy(last);
   size_opt->excludes(threads_opt);
-  predict
-      ->add_option("--pattern", pattern_text,
-                   "How threads lie (--threads): diagonal\n(default), grid or line")
-      ->type_name("P")
-      ->multi_option_policy(last);
+  auto* pattern_opt =
+      predict
+          ->add_option("--pattern", pattern_text,
+                       "How threads lie (--threads): diagonal\n(default), grid or line")
+          ->type_name("P")
+          ->multi_option_policy(last);
   predict->add_option("-o,--output", output, "Write the prediction to OUT and\nsay how it was made")
       ->type_name("OUT")
       ->multi_option_policy(last);
@@ -158,6 +170,8 @@ int run(int argc, char** argv) {
     if (!pgas::tools::parse_thread_pattern(pattern_text, pattern))
       throw usage_error(
           fmt::format("--pattern '{}': expected diagonal, grid or line", pattern_text));
+    if (!size_text.empty() && pattern_opt->count() > 0)
+      throw usage_error("--pattern chooses training threads for --threads; --size does not use it");
     if (training.size() < 2) {
       throw usage_error(fmt::format("--train needs two training runs (--train A B), got one: {}",
                                     training.front()));
@@ -178,6 +192,17 @@ int run(int argc, char** argv) {
       out = pgas::tools::predict_threads(runs, training, threads, pattern, summary.from,
                                          summary.notes);
       summary.pattern = pattern;
+    }
+    if (out.histograms.empty()) {
+      const auto why = std::find_if(summary.notes.begin(), summary.notes.end(),
+                                    [](const auto& n) { return !n.left_out.empty(); });
+      if (why != summary.notes.end()) {
+        throw reuse_error(fmt::format(
+            "nothing could be predicted: the {} operation{} of the training runs {} left out "
+            "(thread {} site {}: {})",
+            summary.notes.size(), summary.notes.size() == 1 ? "" : "s",
+            summary.notes.size() == 1 ? "is" : "are", why->thread, why->site, why->left_out));
+      }
     }
     const std::string recording = pgas::tools::write_reuse(out);
     if (output.empty()) {

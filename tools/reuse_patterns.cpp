@@ -59,7 +59,7 @@ struct ordered_sample {
 std::uint64_t whole(double v) {
   if (!(v > 0)) return 0;
   if (v >= 1.8e19) return UINT64_MAX;
-  return static_cast<std::uint64_t>(std::llround(v));
+  return static_cast<std::uint64_t>(std::round(v));  // llround stops at 2^63
 }
 
 void add_piece(std::map<int, std::pair<reuse_bin, double>>& bins, std::uint64_t lo,
@@ -203,16 +203,24 @@ std::vector<reuse_bin> patterns_to_bins(const std::vector<reuse_pattern>& patter
 }
 
 std::optional<histogram_prediction> predict_histogram(const std::vector<reuse_sample>& samples,
-                                                      double x) {
+                                                      double x, std::string* why) {
+  const auto left_out = [&](std::string reason) {
+    if (why != nullptr) *why = std::move(reason);
+    return std::nullopt;
+  };
   std::vector<ordered_sample> s;
   for (const reuse_sample& r : samples) {
-    if (r.histogram == nullptr) return std::nullopt;
+    if (r.histogram == nullptr)
+      return left_out(fmt::format("the training run at {} does not have it", r.x));
     s.push_back({r.x, r.histogram, form_patterns(r.histogram->bins)});
   }
   std::sort(s.begin(), s.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
   const std::size_t n = s.front().patterns.size();
   for (const ordered_sample& o : s) {
-    if (o.patterns.size() != n) return std::nullopt;
+    if (o.patterns.size() != n) {
+      return left_out(fmt::format("{} pattern{} at {} but {} at {}", n, n == 1 ? "" : "s",
+                                  s.front().x, o.patterns.size(), o.x));
+    }
   }
   histogram_prediction out;
   std::vector<reuse_pattern> predicted;
@@ -221,8 +229,10 @@ std::optional<histogram_prediction> predict_histogram(const std::vector<reuse_sa
     for (std::size_t i = 0; i < s.size(); ++i) {
       const reuse_pattern& p = s[i].patterns[j];
       // Regular: the distances do not shrink as the size grows.
-      if (i > 0 && (p.max < s[i - 1].patterns[j].max || p.mean < s[i - 1].patterns[j].mean))
-        return std::nullopt;
+      if (i > 0 && (p.max < s[i - 1].patterns[j].max || p.mean < s[i - 1].patterns[j].mean)) {
+        return left_out(
+            fmt::format("pattern {}'s distances shrink from {} to {}", j, s[i - 1].x, s[i].x));
+      }
       mins.emplace_back(s[i].x, p.min);
       maxs.emplace_back(s[i].x, p.max);
       means.emplace_back(s[i].x, p.mean);
@@ -241,14 +251,20 @@ std::optional<histogram_prediction> predict_histogram(const std::vector<reuse_sa
   for (const ordered_sample& o : s)
     infinite.emplace_back(o.x, static_cast<double>(o.h->infinite));
   out.infinite = fit_points(infinite);
+  // Every count below is at most its pattern's rounded frequency: bound their sum first.
+  double total = std::max(0.0, out.infinite.at(x));
+  for (const reuse_pattern& p : predicted)
+    total += p.freq;
+  if (!(total < 1.8e19))
+    return left_out(
+        fmt::format("its predicted accesses at {} ({:.3g}) overflow 64 bits", x, total));
   reuse_histogram& h = out.histogram;
   h.bins = patterns_to_bins(predicted);
   h.infinite = whole(out.infinite.at(x));
   h.accesses = h.infinite;
-  for (const reuse_bin& b : h.bins) {
-    if (__builtin_add_overflow(h.accesses, b.count, &h.accesses)) return std::nullopt;
-  }
-  if (h.accesses == 0) return std::nullopt;
+  for (const reuse_bin& b : h.bins)
+    h.accesses += b.count;
+  if (h.accesses == 0) return left_out(fmt::format("it predicts no access at {}", x));
   return out;
 }
 
@@ -351,12 +367,20 @@ void predict_thread(const std::vector<reuse_recording>& runs, const std::vector<
     std::vector<reuse_sample> samples;
     for (std::size_t i = 0; i < runs.size(); ++i)
       samples.push_back({xs[i], find_histogram(runs[i], from[i], out.sites[s])});
-    auto p = predict_histogram(samples, x);
-    if (!p) continue;
+    std::string why;
+    auto p = predict_histogram(samples, x, &why);
+    if (!p) {
+      // An operation no training run has is not the prediction's to cover.
+      const bool trained = std::any_of(samples.begin(), samples.end(), [](const reuse_sample& r) {
+        return r.histogram != nullptr;
+      });
+      if (trained) notes.push_back({thread, static_cast<int>(s), from, {}, {}, std::move(why)});
+      continue;
+    }
     p->histogram.thread = thread;
     p->histogram.site = static_cast<int>(s);
     out.histograms.push_back(std::move(p->histogram));
-    notes.push_back({thread, static_cast<int>(s), from, std::move(p->fits), p->infinite});
+    notes.push_back({thread, static_cast<int>(s), from, std::move(p->fits), p->infinite, {}});
   }
 }
 
@@ -412,6 +436,10 @@ evaluation evaluate(const reuse_recording& predicted, const std::string& predict
   if (predicted.threads != observed.threads) {
     throw reuse_error(fmt::format("{} predicts {} threads but {} ran {}", predicted_path,
                                   predicted.threads, observed_path, observed.threads));
+  }
+  if (predicted.size && observed.size && *predicted.size != *observed.size) {
+    throw reuse_error(fmt::format("{} is of size {} but {} ran size {}: not one problem",
+                                  predicted_path, *predicted.size, observed_path, *observed.size));
   }
   if (predicted.grain != observed.grain || predicted.grain_bytes != observed.grain_bytes) {
     throw reuse_error(fmt::format("{} counts in {}s of {} bytes but {} in {}s of {}",

@@ -69,11 +69,13 @@ struct histogram_prediction {
 };
 
 /// The histogram at `x` from two or more samples, or nothing when the operation cannot be
-/// predicted: a sample lacks it, the samples have different numbers of patterns, or a pattern
-/// is irregular (its distances shrink as x grows). Predicted patterns are written back as bins
-/// (a pattern spread over the bins it spans in proportion to the distances each holds).
+/// predicted: a sample lacks it, the samples have different numbers of patterns, a pattern
+/// is irregular (its distances shrink as x grows), or the predicted counts do not fit 64 bits
+/// (a target far beyond the training runs); `why`, when given, then says which. Predicted
+/// patterns are written back as bins (a pattern spread over the bins it spans in proportion to
+/// the distances each holds).
 std::optional<histogram_prediction> predict_histogram(const std::vector<reuse_sample>& samples,
-                                                      double x);
+                                                      double x, std::string* why = nullptr);
 
 /// The bins of `patterns` (counts and distances rounded to whole numbers; bins two patterns
 /// share are merged).
@@ -108,17 +110,20 @@ reuse_recording prediction_header(const std::vector<reuse_recording>& runs, int 
                                   std::optional<std::int64_t> size);
 
 /// How one thread's histogram at one site of a prediction was made: from which training
-/// threads (one per run), with which fits.
+/// threads (one per run), with which fits; or, when `left_out` is not empty, why it was left
+/// out of the prediction (no fits then).
 struct prediction_note {
   int thread = 0;
   int site = 0;  // index into the prediction's sites
   std::vector<int> from;
   std::vector<pattern_fits> fits;
   fit infinite;
+  std::string left_out;
 };
 
 /// Adds to `out` the histogram of `thread` at each site of `out`, predicted at `x` from thread
-/// from[i] of runs[i] at xs[i]; appends a note for each histogram it adds to `notes`.
+/// from[i] of runs[i] at xs[i]; appends a note for each histogram it adds to `notes`, and one
+/// with `left_out` set for each it cannot predict although a training run has it.
 void predict_thread(const std::vector<reuse_recording>& runs, const std::vector<double>& xs,
                     const std::vector<int>& from, int thread, double x, reuse_recording& out,
                     std::vector<prediction_note>& notes);
@@ -155,7 +160,8 @@ struct evaluation {
   int correct = 0;
 };
 
-/// Throws reuse_error when the two are not of one program, grain and thread count.
+/// Throws reuse_error when the two are not of one program, grain and thread count, or both
+/// declare a size and the sizes differ.
 evaluation evaluate(const reuse_recording& predicted, const std::string& predicted_path,
                     const reuse_recording& observed, const std::string& observed_path);
 

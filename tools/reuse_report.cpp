@@ -280,10 +280,11 @@ std::string parda_text(const reuse_recording& r) {
 
 std::string prediction_text(const prediction_summary& s) {
   const reuse_recording& p = *s.predicted;
-  std::string out =
-      fmt::format("{}: {} threads{} from {}; {} histograms of {} sites\n", s.output, p.threads,
-                  p.size ? fmt::format(", size {}", *p.size) : std::string(),
-                  fmt::join(s.training, " and "), p.histograms.size(), p.sites.size());
+  std::string out = fmt::format(
+      "{}: {} threads{} from {}; {} histogram{} of {} site{}\n", s.output, p.threads,
+      p.size ? fmt::format(", size {}", *p.size) : std::string(), fmt::join(s.training, " and "),
+      p.histograms.size(), p.histograms.size() == 1 ? "" : "s", p.sites.size(),
+      p.sites.size() == 1 ? "" : "s");
   if (s.pattern) {
     out += fmt::format("\nTraining threads (pattern {}; thread 0 from thread 0)\n",
                        to_string(*s.pattern));
@@ -306,20 +307,32 @@ std::string prediction_text(const prediction_summary& s) {
   }
   out += "\nFits (per pattern: max distance and frequency against the " +
          std::string(s.pattern ? "thread count" : "size") + ")\n";
+  std::string left_out;
   for (const prediction_note& n : s.notes) {
+    if (!n.left_out.empty()) {
+      left_out += fmt::format("  thread {} site {}: {}\n", n.thread, n.site, n.left_out);
+      continue;
+    }
     out += fmt::format("  thread {} site {}: {} pattern{}, first accesses {}\n", n.thread, n.site,
                        n.fits.size(), n.fits.size() == 1 ? "" : "s", fit_text(n.infinite));
     for (std::size_t j = 0; j < n.fits.size(); ++j)
       out += fmt::format("    pattern {}: max {}, freq {}\n", j, fit_text(n.fits[j].max),
                          fit_text(n.fits[j].freq));
   }
+  if (!left_out.empty())
+    out += "\nLeft out (operations the training runs have but the prediction lacks)\n" + left_out;
   return out;
 }
 
 std::string prediction_json(const prediction_summary& s) {
   const reuse_recording& p = *s.predicted;
   ojson notes = ojson::array();
+  ojson left_out = ojson::array();
   for (const prediction_note& n : s.notes) {
+    if (!n.left_out.empty()) {
+      left_out.push_back({{"thread", n.thread}, {"site", n.site}, {"why", n.left_out}});
+      continue;
+    }
     ojson fits = ojson::array();
     for (const pattern_fits& f : n.fits)
       fits.push_back({{"min", fit_json(f.min)},
@@ -338,7 +351,8 @@ std::string prediction_json(const prediction_summary& s) {
              {"size", p.size ? ojson(*p.size) : ojson(nullptr)},
              {"pattern", s.pattern ? ojson(to_string(*s.pattern)) : ojson(nullptr)},
              {"from", s.from},
-             {"histograms", std::move(notes)}};
+             {"histograms", std::move(notes)},
+             {"left_out", std::move(left_out)}};
   return j.dump(2) + "\n";
 }
 

@@ -148,6 +148,30 @@ TEST_CASE("a histogram is predicted pattern by pattern", "[reuse]") {
     const reuse_histogram shrunk = histogram(0, 0, 128, {bin(0, 0, 16, 0), bin(16, 31, 128, 20)});
     CHECK_FALSE(predict_histogram({{64, &a}, {128, &shrunk}}, 512));
   }
+
+  SECTION("each refusal says why") {
+    std::string why;
+    CHECK_FALSE(predict_histogram({{64, &a}, {128, nullptr}}, 512, &why));
+    CHECK(why == "the training run at 128 does not have it");
+    const reuse_histogram one = histogram(0, 0, 128, {bin(64, 127, 128, 96)});
+    CHECK_FALSE(predict_histogram({{64, &a}, {128, &one}}, 512, &why));
+    CHECK(why == "2 patterns at 64 but 1 at 128");
+    const reuse_histogram shrunk = histogram(0, 0, 128, {bin(0, 0, 16, 0), bin(16, 31, 128, 20)});
+    CHECK_FALSE(predict_histogram({{64, &a}, {128, &shrunk}}, 512, &why));
+    CHECK(why == "pattern 1's distances shrink from 64 to 128");
+    // n + n/8 + n first accesses at n = 2^63: past 2^64, left out rather than wrapped.
+    CHECK_FALSE(predict_histogram({{64, &a}, {128, &b}}, 9.2e18, &why));
+    CHECK(why.starts_with("its predicted accesses at "));
+    CHECK(why.ends_with("overflow 64 bits"));
+    // A count between 2^63 and 2^64, past where llround stops: kept whole.
+    const reuse_histogram c = histogram(0, 0, 1, {bin(5, 5, 64, 5)});
+    const reuse_histogram d = histogram(0, 0, 1, {bin(5, 5, 128, 5)});
+    const auto big = predict_histogram({{64, &c}, {128, &d}}, 1.2e19, &why);
+    REQUIRE(big);
+    REQUIRE(big->histogram.bins.size() == 1);
+    CHECK(big->histogram.bins[0].count == 12000000000000000000ULL);
+    CHECK(big->histogram.accesses == 12000000000000000001ULL);
+  }
 }
 
 TEST_CASE("a pattern spread over bins keeps its reuses", "[reuse]") {

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include <pgas/ndarray.hpp>
+#include <pgas/ndarray_copy.hpp>
 #include <pgas/pgas.hpp>
 
 #include "harness.hpp"
@@ -483,6 +485,156 @@ int run_plain(const npb::npb_args& args, const mg_class& c) {
   return report(args, c, nt, t, o);
 }
 
+// --- ndarray: a slab of planes per thread ---------------------------------------------------
+
+// A thread's piece of a level: its planes i3 in [lo, hi) and the ghost planes lo - 1 and hi,
+// every row whole (the ghosts along i1 and i2 included), in the level's coordinates.
+using piece = pgas::ndarray<double, 3, pgas::local, pgas::simple>;
+using directory = std::vector<pgas::ndarray<double, 3, pgas::global>>;
+
+// The planes of level k each thread owns: thread t has [b[t], b[t + 1]). The finest level is
+// split evenly; each coarser level's bounds are the finer's halved upwards (ceil(b / 2)), so
+// that coarse plane j (on fine plane 2 j) is on the thread of fine planes 2 j - 1 … 2 j + 1
+// (rprj3), and fine plane f needs only coarse planes f / 2 and f / 2 + 1 (interp): every
+// operator reads the thread's own planes and ghost planes alone. A thread may own no plane of
+// a coarse level (it keeps its two ghost planes, which interp reads).
+std::vector<std::vector<idx>> slab_bounds(int lt, int threads) {
+  std::vector<std::vector<idx>> b(static_cast<std::size_t>(lt + 1));
+  const idx n = idx{1} << lt;
+  for (int t = 0; t <= threads; ++t)
+    b[lt].push_back(1 + n * t / threads);
+  for (int k = lt - 1; k >= 1; --k) {
+    for (const idx f : b[k + 1])
+      b[k].push_back((f + 1) / 2);
+  }
+  return b;
+}
+
+pgas::rectdomain<3> planes_of(idx lo, idx hi, idx m) {
+  return pgas::rectdomain<3>(pgas::point<3>(lo, 0, 0), pgas::point<3>(hi, m, m));
+}
+
+// A level's array of one kind (u, r or v) as the threads hold it.
+struct slab {
+  piece mine;     // planes [lo - 1, hi + 1)
+  directory own;  // every thread's owned planes [b[t], b[t + 1])
+
+  slab(idx lo, idx hi, idx m) : mine(planes_of(lo - 1, hi + 1, m)) {
+    own = pgas::exchange(mine.constrict(planes_of(lo, hi, m)));
+  }
+};
+
+class nd_levels {
+ public:
+  explicit nd_levels(idx n) : lt_(log2_of(n)), bounds_(slab_bounds(lt_, pgas::threads())) {
+    const auto me = static_cast<std::size_t>(pgas::mythread());
+    for (int k = 0; k <= lt_; ++k) {
+      const idx lo = k == 0 ? 1 : bounds_[k][me], hi = k == 0 ? 1 : bounds_[k][me + 1];
+      lo_.push_back(lo);
+      hi_.push_back(hi);
+      if (k == 0) continue;
+      u_.emplace_back(lo, hi, edge_of(k));
+      r_.emplace_back(lo, hi, edge_of(k));
+    }
+    v_.emplace_back(lo_[lt_], hi_[lt_], edge_of(lt_));
+    // The right-hand side: each thread its planes of the random field, then everyone's
+    // extremes merged (in thread order, which is the scan's) and charged where they lie.
+    const piece& v = v_[0].mine;
+    const extremes mine = random_planes(v, n, lo_[lt_], hi_[lt_]);
+    std::vector<extremes> all(static_cast<std::size_t>(pgas::threads()));
+    pgas::allgather(mine, std::span(all));
+    extremes e;
+    for (const extremes& x : all) {
+      for (int i = 0; i < x.highs; ++i)
+        e.offer(x.high[i]);
+      for (int i = 0; i < x.lows; ++i)
+        e.offer(x.low[i]);
+    }
+    charge_planes(v, n, lo_[lt_], hi_[lt_], e);
+    comm3(v_[0], lt_);
+  }
+
+  int top() const { return lt_; }
+  void zero_top() { zero_u(lt_); }
+
+  void residual(int k, bool top) {
+    const piece &u = u_[k - 1].mine, &r = r_[k - 1].mine, &v = top ? v_[0].mine : r;
+    for (idx i3 = lo_[k]; i3 < hi_[k]; ++i3)
+      resid_plane(u, v, r, edge_of(k), i3);
+    comm3(r_[k - 1], k);
+  }
+  void smooth(int k) {
+    for (idx i3 = lo_[k]; i3 < hi_[k]; ++i3)
+      psinv_plane(r_[k - 1].mine, u_[k - 1].mine, edge_of(k), i3);
+    comm3(u_[k - 1], k);
+  }
+  void restrict_to(int k) {
+    for (idx j3 = lo_[k - 1]; j3 < hi_[k - 1]; ++j3)
+      rprj3_plane(r_[k - 1].mine, r_[k - 2].mine, edge_of(k - 1), j3);
+    comm3(r_[k - 2], k - 1);
+  }
+  // The thread's planes and ghost planes, from its coarse planes and ghost planes: no
+  // exchange after it (as NAS's interp, which computes the ghosts too).
+  void prolong(int k) {
+    for (idx f = lo_[k] - 1; f <= hi_[k]; ++f)
+      interp_plane(u_[k - 2].mine, u_[k - 1].mine, edge_of(k - 1), f);
+  }
+  void zero_u(int k) {
+    const piece& u = u_[k - 1].mine;
+    std::fill_n(u.base(), u.size(), 0.0);
+  }
+  double norm() const {
+    struct parts {
+      double sum = 0, peak = 0;
+    } p;
+    const idx m = edge_of(lt_);
+    for (idx i3 = lo_[lt_]; i3 < hi_[lt_]; ++i3)
+      norm_plane(r_[lt_ - 1].mine, m, i3, p.sum, p.peak);
+    p = pgas::allreduce(p, [](const parts& a, const parts& b) {
+      return parts{a.sum + b.sum, std::max(a.peak, b.peak)};
+    });
+    const auto n = static_cast<double>(m - 2);
+    return std::sqrt(p.sum / (n * n * n));
+  }
+
+ private:
+  // NAS's comm3 on level k: the ghosts along i1 and i2 of the thread's planes, a barrier
+  // (every thread's planes are final), then its two ghost planes copied whole from the threads
+  // that own them, periodic images across the grid's faces. Every thread writes only its own
+  // piece here and after; another thread may still copy from this piece's planes once this
+  // returns, so the next write to them waits for the next exchange's barrier: every operator
+  // after an exchange writes another array than the one exchanged (see vcycle), and the
+  // timed loop's own barriers end each repetition.
+  void comm3(const slab& s, int k) {
+    const idx m = edge_of(k);
+    for (idx i3 = lo_[k]; i3 < hi_[k]; ++i3)
+      ghost_plane(s.mine, m, i3);
+    pgas::barrier();
+    for (const idx g : {lo_[k] - 1, hi_[k]}) {
+      const idx w = g == 0 ? m - 2 : g == m - 1 ? 1 : g;  // the plane ghost g copies
+      const std::vector<idx>& b = bounds_[k];
+      const auto t = std::upper_bound(b.begin(), b.end(), w) - b.begin() - 1;
+      pgas::copy(s.mine.constrict(planes_of(g, g + 1, m)),
+                 s.own[static_cast<std::size_t>(t)].translate(pgas::point<3>(g - w, 0, 0)));
+    }
+  }
+
+  int lt_;
+  std::vector<std::vector<idx>> bounds_;
+  std::vector<idx> lo_, hi_;  // the thread's planes of each level
+  std::vector<slab> u_, r_;   // levels 1 … lt at [k - 1]
+  std::vector<slab> v_;       // the finest level's right-hand side
+};
+
+int job_body(const npb::npb_args& args, const mg_class& c) {
+  nd_levels g(c.n);
+  outcome o;
+  const pk::timing t = pk::time_reps(
+      args.run.reps, [&] { check_norm(o, c, benchmark(g, g.top(), c.nit)); },
+      [] { pgas::barrier(); }, [&] { g.zero_top(); });
+  return pgas::mythread() == 0 ? report(args, c, pgas::threads(), t, o) : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -494,6 +646,5 @@ int main(int argc, char** argv) {
   const mg_class& c = class_of(args.cls);
   if (args.run.variant == "seq") return run_plain<false>(args, c);
   if (args.run.variant == "openmp") return run_plain<true>(args, c);
-  std::fprintf(stderr, "npb_mg: variant %s is not built yet\n", args.run.variant.c_str());
-  return 2;
+  return pgas::run(argc, argv, [&] { return job_body(args, c); });
 }

@@ -6,6 +6,7 @@
 #include "layout_cuts.hpp"
 
 #include <charconv>
+#include <cstdint>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -71,7 +72,41 @@ std::string box_text(std::span<const std::size_t> lo, std::span<const std::size_
   throw usage_error(fmt::format("--cuts: {}", what));
 }
 
+// Past this many tiles met by the box the report runs to gigabytes and the plans, which hold
+// every run, may not fit in memory: refused, as --json leaves out owners past 2^20 elements.
+constexpr double max_cut_tiles = 1 << 20;
+
+// Refuses a box that meets more than max_cut_tiles tiles. The tiles are an empty plan's (cheap);
+// a box the model refuses is left to the plans, whose message names it as given.
+void check_tile_count(const pgas::layout& l, const cuts_request& r) {
+  std::vector<pgas::interval> corner;
+  for (const pgas::interval& v : r.box) {
+    if (v.lo >= v.hi) return;
+    corner.emplace_back(v.lo, v.lo);
+  }
+  std::vector<std::size_t> tile;
+  try {
+    const pgas::cut_plan probe(l, pgas::box(corner), pgas::offsets(r.offsets), 0);
+    tile.assign(probe.tile().begin(), probe.tile().end());
+  } catch (const pgas::usage_error&) {
+    return;
+  }
+  double tiles = 1;
+  for (std::size_t d = 0; d < tile.size(); ++d) {
+    const auto lo = static_cast<std::size_t>(r.box[d].lo);
+    const auto hi = static_cast<std::size_t>(r.box[d].hi);
+    tiles *= static_cast<double>((hi - 1) / tile[d] - lo / tile[d] + 1);
+  }
+  if (tiles > max_cut_tiles) {
+    throw usage_error(fmt::format(
+        "--cuts: the box meets {:.0f} tiles of [{}], more than pgas-layout reports ({:.0f}): "
+        "give a smaller box (the runs repeat from tile to tile)",
+        tiles, fmt::join(tile, "]["), max_cut_tiles));
+  }
+}
+
 std::vector<pgas::cut_plan> plans_of(const pgas::layout& l, const cuts_request& r) {
+  check_tile_count(l, r);
   std::vector<pgas::cut_plan> plans;
   try {
     const pgas::box b(r.box);
@@ -134,6 +169,13 @@ cuts_request parse_cuts(const std::string& box, const std::vector<std::string>& 
           "commas",
           box, array_text(d, l)));
     }
+    // Past PTRDIFF_MAX an end would wrap to a negative index in the model's interval.
+    for (const std::size_t end : {*lo, *hi}) {
+      if (end > static_cast<std::size_t>(PTRDIFF_MAX)) {
+        throw usage_error(fmt::format("--cuts '{}': {} lies beyond every extent of {}", box, end,
+                                      array_text(d, l)));
+      }
+    }
     r.box.emplace_back(*lo, *hi);
   }
   if (r.box.size() != l.rank()) {
@@ -154,6 +196,17 @@ cuts_request parse_cuts(const std::string& box, const std::vector<std::string>& 
             array_text(d, l)));
       }
       k.push_back(*v);
+    }
+    // An offset as long as its dimension leaves the array for every iteration; refused here,
+    // before the model adds it to an index (where 2^63 - 1 would wrap).
+    for (std::size_t x = 0; x < k.size() && x < l.rank(); ++x) {
+      const auto extent = static_cast<std::ptrdiff_t>(l.extent(x));
+      if (k[x] >= extent || k[x] <= -extent) {
+        throw usage_error(fmt::format(
+            "--offset '{}': the access moves by {} along dimension {}, whose extent is {}, so it "
+            "leaves {} for every iteration",
+            text, k[x], x, extent, array_text(d, l)));
+      }
     }
     if (k.size() != l.rank()) {
       throw usage_error(fmt::format("--offset '{}': {} value{} for the {} dimension{} of {}", text,

@@ -33,6 +33,7 @@
 #include <pgas/layout.hpp>
 #include <pgas/lock.hpp>
 #include <pgas/nb.hpp>
+#include <pgas/ndarray_copy.hpp>
 #include <pgas/owned_range.hpp>
 #include <pgas/point.hpp>
 #include <pgas/privatize.hpp>

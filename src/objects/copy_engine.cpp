@@ -37,7 +37,9 @@ void nb_op_work(nb_op& op) noexcept {
     if (i >= op.pieces) return;
     const std::size_t at = static_cast<std::size_t>(i) * op.piece;
     const std::size_t len = std::min(op.piece, op.bytes - at);
-    if (op.kind == nb_kind::set) {
+    if (op.kind == nb_kind::task) {
+      op.task_run(op.task, at, len);
+    } else if (op.kind == nb_kind::set) {
       std::memset(op.dst + at, op.value, len);
     } else {
       std::memcpy(op.dst + at, op.src + at, len);

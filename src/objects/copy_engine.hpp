@@ -14,11 +14,15 @@
 #include <cstdint>
 #include <source_location>
 
+#include <pgas/nb.hpp>
+
 #include "src/job/job.hpp"
 
 namespace pgas::detail {
 
-enum class nb_kind : std::uint8_t { copy, get, put, set };
+// task: a copy that is not one byte range (pgas::copy_nb of pgas/ndarray_copy.hpp), run by its
+// own function: `bytes` and `piece` count its units (elements), not bytes.
+enum class nb_kind : std::uint8_t { copy, get, put, set, task };
 
 struct nb_op {
   // Written by the initiating thread before the op is queued; read-only afterwards.
@@ -36,6 +40,11 @@ struct nb_op {
   // The value of <pgas/upc.hpp>'s upc_handle_t that names it once it has one, else 0; such a
   // transfer is owned by its thread's live list alone (no nb_handle refers to it).
   std::uint64_t upc_value = 0;
+  // task: task_run(task, at, len) copies units [at, at + len); task_free deletes `task` with
+  // the op.
+  void (*task_run)(void* task, std::size_t at, std::size_t len) = nullptr;
+  void* task = nullptr;
+  void (*task_free)(void* task) noexcept = nullptr;
 
   std::atomic<std::uint32_t> claimed{0};  // next piece to copy (may run past `pieces`)
   std::atomic<std::uint32_t> done{0};     // pieces copied; a futex word
@@ -49,6 +58,13 @@ struct nb_op {
   bool orphaned = false;
   // The engine's queue, under its lock.
   nb_op* queue_next = nullptr;
+
+  nb_op() = default;
+  nb_op(const nb_op&) = delete;
+  nb_op& operator=(const nb_op&) = delete;
+  ~nb_op() {
+    if (task_free != nullptr) task_free(task);
+  }
 };
 
 /// PGAS_NB_THRESHOLD's default (src/base/env.cpp's row says "1m"): what pgas::nb_threshold()
@@ -73,5 +89,10 @@ void nb_op_release(nb_op* op) noexcept;
 void engine_submit(const job& j, int node, nb_op* op);
 /// Called when a job ends: every engine finishes its queue and is joined.
 void engines_stop() noexcept;
+
+/// Starts `op`, a task whose kind, units, pieces, function and name the caller set (pgas::copy_nb,
+/// src/objects/ndarray_copy.cpp), as an explicit transfer of the calling thread, a UPC thread of
+/// the running job `j`, on the engine of OS NUMA node `node` (src/objects/nb.cpp).
+nb_handle nb_start_task(const job& j, nb_op* op, int node);
 
 }  // namespace pgas::detail

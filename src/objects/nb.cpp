@@ -259,6 +259,14 @@ const bool registered = (job_on_end(nb_at_job_end), true);
 
 }  // namespace
 
+nb_handle nb_start_task(const job& j, nb_op* op, int node) {
+  op->implicit = false;
+  op->owner = tls_mythread;
+  live_link(my_slot(), op);
+  engine_submit(j, node, op);
+  return nb_handle::from_op(op);
+}
+
 void nb_discard(nb_op* op) noexcept {
   if (op->orphaned) {
     nb_op_release(op);

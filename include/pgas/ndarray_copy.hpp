@@ -1,0 +1,312 @@
+// pgas/ndarray_copy.hpp — moving elements between ndarrays (pgas/ndarray.hpp): copy() over the
+// intersection of two arrays' domains, its non-blocking form copy_nb(), the directory
+// exchange() by which every thread publishes its piece and gets every other thread's, and
+// fill_ghosts(), the ghost-zone exchange of a whole distributed grid in one call.
+//
+//   pgas::ndarray<double, 3> grid(mine.accrete(1));             // my piece with ghost layers
+//   auto owned = pgas::exchange(grid.constrict(mine));          // everyone's owned elements
+//   ...
+//   pgas::fill_ghosts(grid, owned);                             // my ghosts from their pieces
+//   pgas::copy(all.constrict(box), grid);                       // any box, any views, any owner
+//
+// copy(dst, src) copies the elements of exactly dst.domain() * src.domain() (the points both
+// views have; nothing when they share none), each from src's element at that point to dst's.
+// Either side may be any thread's piece (one address space: the calling thread loads and stores
+// directly), and any view: constricted, translated, sliced, permuted, injected or projected,
+// any layout and locality. The element types must be the same type (constness aside) and the
+// ranks equal: anything else does not compile, with a message saying which; neither does a
+// const destination.
+//
+// How it copies. The intersection is walked in the order of the destination's memory (the
+// dimension with the largest memory stride outermost); neighbouring dimensions that are
+// contiguous in both arrays merge, so whole arrays, whole planes of a row-major array or
+// runs of rows copy as one std::memcpy each; a run contiguous in both is one memcpy, and a
+// strided one a loop of loads and stores of the element's size. When the two views' elements
+// may overlap in memory (views of one array), the result is as if src had been copied to a
+// temporary first (as std::memmove): such a copy goes through a buffer unless it is an exact
+// self-copy (the same elements on both sides), which does nothing.
+//
+// Contract.
+//   * Collective: copy and copy_nb no; exchange and fill_ghosts yes (every thread calls them,
+//     with the same kind of array; a barrier inside, see each).
+//   * Errors (pgas/error.hpp): a call outside a running job (ndarrays live in the job's shared
+//     space) is misuse, naming the call and its file and line: outside a job it throws
+//     pgas::usage_error. copy_nb's rules are nb.hpp's (below). A rank or element type that
+//     differs between the two sides, or a const destination, does not compile.
+//   * Memory ordering: relaxed, as pgas::memcpy: plain loads and stores. Order them with the
+//     writes before and the reads after by a barrier or a lock (exchange and fill_ghosts have
+//     their own barriers, documented below).
+//   * Thread safety: as std::memcpy on the same elements: concurrent copies into disjoint
+//     elements are fine; into the same ones, or from elements another thread writes, race.
+//   * Tracing: every copy is recorded by pgasrun --trace as one bulk read of src's elements and
+//     one bulk write of dst's, of the intersection's bytes, at the call site; copy_nb's as
+//     non-blocking ones.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <source_location>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include <pgas/collectives.hpp>
+#include <pgas/detail/export.hpp>
+#include <pgas/nb.hpp>
+#include <pgas/ndarray.hpp>
+#include <pgas/sync.hpp>
+
+namespace pgas {
+
+namespace detail {
+
+template <class A>
+struct nd_array_traits : std::false_type {};
+template <class T, int N, class L, class Y>
+struct nd_array_traits<ndarray<T, N, L, Y>> : std::true_type {
+  using element = T;
+  static constexpr int rank = N;
+};
+
+/// The largest rank copy() takes (its out-of-line walk keeps a dimension's figures on the
+/// stack).
+inline constexpr int nd_copy_max_rank = 32;
+
+/// One copy as src/objects/ndarray_copy.cpp executes it: element (i0, …, i_{rank-1}), 0 <= i_d <
+/// extents[d], goes from src + Σ i_d·src_strides[d] to dst + Σ i_d·dst_strides[d] (strides in
+/// bytes, elements of `elem` bytes). rank 0 copies one element.
+struct nd_copy_desc {
+  char* dst = nullptr;
+  const char* src = nullptr;
+  std::size_t elem = 0;
+  int rank = 0;
+  int dst_owner = -1;
+  const std::ptrdiff_t* extents = nullptr;
+  const std::ptrdiff_t* dst_strides = nullptr;
+  const std::ptrdiff_t* src_strides = nullptr;
+};
+
+/// copy(): checks the caller (misuse outside a job, named `call` at `where`), traces, copies.
+PGAS_API void nd_copy_run(const nd_copy_desc& c, const std::source_location& where);
+/// copy_nb(): as nd_copy_run, or hands the copy to a copy engine (pgas/nb.hpp).
+[[nodiscard]] PGAS_API nb_handle nd_copy_start(const nd_copy_desc& c,
+                                               const std::source_location& where);
+/// Misuse: `call` outside a running job.
+[[noreturn, gnu::cold]] PGAS_API void nd_copy_outside_job(const char* call,
+                                                          const std::source_location& where);
+
+template <class Dst, class Src>
+constexpr void nd_copy_check_types() {
+  static_assert(nd_array_traits<Dst>::value, "pgas::copy: the destination is not a pgas::ndarray");
+  static_assert(nd_array_traits<Src>::value, "pgas::copy: the source is not a pgas::ndarray");
+  using D = typename nd_array_traits<Dst>::element;
+  using S = typename nd_array_traits<Src>::element;
+  static_assert(nd_array_traits<Dst>::rank == nd_array_traits<Src>::rank,
+                "pgas::copy: the destination and the source have different ranks (slice() or "
+                "inject() one of them to match)");
+  static_assert(std::is_same_v<std::remove_cv_t<D>, std::remove_cv_t<S>>,
+                "pgas::copy: the destination's and the source's element types differ (copy "
+                "converts nothing: convert element by element with pgas::foreach)");
+  static_assert(!std::is_const_v<D>, "pgas::copy: the destination is a const view");
+  static_assert(nd_array_traits<Dst>::rank <= nd_copy_max_rank,
+                "pgas::copy: ranks above 32 are not supported");
+}
+
+// The figures of copy(dst, src) over the intersection `in` (not empty) of their domains.
+template <int N>
+struct nd_copy_figures {
+  std::array<std::ptrdiff_t, N> extents{}, dst_strides{}, src_strides{};
+  nd_copy_desc desc;
+};
+
+// Where view `a`'s element at in.lower() is, and its byte step along each dimension of `in` (a
+// subset of a's domain lattice): the intersection's stride is a multiple of a's.
+template <class A, int N>
+const char* nd_copy_side(const A& a, const rectdomain<N>& in, std::ptrdiff_t* strides) {
+  using E = typename nd_array_traits<A>::element;
+  const rectdomain<N>& d = a.domain();
+  const point<N> ms = a.memory_strides();
+  std::ptrdiff_t off = 0;
+  for (int k = 0; k < N; ++k) {
+    const nd_index st = d.stride()[k];
+    off += (in.lower()[k] - d.lower()[k]) / st * ms[k];
+    strides[k] = in.extent(k) > 1 ? static_cast<std::ptrdiff_t>(in.stride()[k] / st * ms[k] *
+                                                                static_cast<nd_index>(sizeof(E)))
+                                  : 0;
+  }
+  return reinterpret_cast<const char*>(a.base() + off);
+}
+
+// Fills `f` for copy(dst, src); false when the domains share no point.
+template <class Dst, class Src, int N = nd_array_traits<Dst>::rank>
+bool nd_copy_describe(const Dst& dst, const Src& src, nd_copy_figures<N>& f) {
+  const rectdomain<N> in = dst.domain() * src.domain();
+  if (in.empty()) return false;
+  for (int k = 0; k < N; ++k)
+    f.extents[static_cast<std::size_t>(k)] = static_cast<std::ptrdiff_t>(in.extent(k));
+  f.desc.dst = const_cast<char*>(nd_copy_side(dst, in, f.dst_strides.data()));
+  f.desc.src = nd_copy_side(src, in, f.src_strides.data());
+  f.desc.elem = sizeof(typename nd_array_traits<Dst>::element);
+  f.desc.rank = N;
+  f.desc.dst_owner = dst.owner();
+  f.desc.extents = f.extents.data();
+  f.desc.dst_strides = f.dst_strides.data();
+  f.desc.src_strides = f.src_strides.data();
+  return true;
+}
+
+// What exchange() gathers: the address of each thread's published array (the name of the
+// type makes threads that exchange different kinds of array disagree, which the collective
+// reports).
+template <class T, int N>
+struct nd_published {
+  const ndarray<T, N, global>* array;
+};
+
+}  // namespace detail
+
+/// Copies the elements of dst.domain() * src.domain() from src to dst (see the top of this
+/// header): nothing when the domains share no point. Not collective. Misuse: a call outside a
+/// running job. Memory ordering: relaxed (plain loads and stores).
+template <class Dst, class Src>
+void copy(const Dst& dst, const Src& src,
+          std::source_location where = std::source_location::current()) {
+  detail::nd_copy_check_types<Dst, Src>();
+  if (!in_job()) [[unlikely]]
+    detail::nd_copy_outside_job("pgas::copy", where);
+  detail::nd_copy_figures<detail::nd_array_traits<Dst>::rank> f;
+  if (!detail::nd_copy_describe(dst, src, f)) return;
+  detail::nd_copy_run(f.desc, where);
+}
+
+/// The non-blocking form of copy(): the same elements, with pgas::nb_handle's rules
+/// (pgas/nb.hpp). A copy of fewer than pgas::nb_threshold() bytes, and one whose two sides may
+/// overlap in memory, is done inside the call, which returns the complete handle; a larger one
+/// goes to the copy engine of the destination owner's NUMA node, in pieces of about 1 MiB,
+/// which the thread that syncs shares. During the transfer interval (from this call to the
+/// sync or successful test that completes the handle) the program must not write src's or dst's
+/// elements nor read dst's, from any thread, and both arrays' elements must stay allocated (a
+/// reference to each kept alive): not detected. Misuse, in every build, naming the call site:
+/// a call outside a running job or from a thread that is not one of its UPC threads, and every
+/// misuse of the handle that nb.hpp lists (syncing it twice, on another thread, destroying it
+/// uncompleted). Memory ordering: nb.hpp's (the completing sync or test acquires the copy's
+/// effects for the calling thread).
+template <class Dst, class Src>
+[[nodiscard]] nb_handle copy_nb(const Dst& dst, const Src& src,
+                                std::source_location where = std::source_location::current()) {
+  detail::nd_copy_check_types<Dst, Src>();
+  if (!in_job()) [[unlikely]]
+    detail::nd_copy_outside_job("pgas::copy_nb", where);
+  detail::nd_copy_figures<detail::nd_array_traits<Dst>::rank> f;
+  if (!detail::nd_copy_describe(dst, src, f)) return complete_handle;
+  return detail::nd_copy_start(f.desc, where);
+}
+
+/// The directory of a distributed structure (Titanium's exchange): every thread passes its
+/// piece `mine` (any view, any layout; a local array is promoted to global) and gets every
+/// thread's, indexed by thread number (element mythread() refers to its own). The results are
+/// references (pgas/ndarray.hpp), not copies: they keep each piece's storage alive, index the
+/// owner's elements directly and can be given to copy() and fill_ghosts().
+/// Collective: every thread calls it with the same T and N; the call contains two barriers (the
+/// publishing and the one after which every thread has taken its references), so what any
+/// thread wrote into its piece before the call is visible to every thread after it. Misuse:
+/// threads exchanging different kinds of array (the collective's agreement names each call),
+/// a call outside a job. Thread safety: each call acts for the calling thread.
+template <class T, int N, class L, class Y>
+std::vector<ndarray<T, N, global>> exchange(
+    const ndarray<T, N, L, Y>& mine, std::source_location where = std::source_location::current()) {
+  if (!in_job()) [[unlikely]]
+    detail::nd_copy_outside_job("pgas::exchange", where);
+  const ndarray<T, N, global> published(mine);
+  std::vector<detail::nd_published<T, N>> all(static_cast<std::size_t>(threads()));
+  allgather(detail::nd_published<T, N>{&published}, std::span(all), where);
+  std::vector<ndarray<T, N, global>> dir;
+  dir.reserve(all.size());
+  for (const detail::nd_published<T, N>& p : all)
+    dir.push_back(*p.array);
+  barrier(where);  // `published` lives until every thread has its reference
+  return dir;
+}
+
+/// What fill_ghosts() waits for besides its entry barrier.
+enum class ghost_sync {
+  /// A barrier on exit too: when the call returns, every thread has filled its ghosts, so any
+  /// thread may write its owned elements again at once. The safe default.
+  entry_and_exit,
+  /// No barrier on exit: a thread returns once its own ghosts are filled, while others may
+  /// still be reading its owned elements, which it must therefore not write until every thread
+  /// has passed a later barrier (or collective). A double-buffered sweep (A to B, fill B's
+  /// ghosts, B to A, fill A's ghosts, …) needs no more: it writes A's owned elements only
+  /// after the entry barrier of the fill of B, which every reader of A passed once done.
+  entry,
+};
+
+namespace detail {
+
+// fill_ghosts' body: piece(t) is thread t's owned view.
+template <class Mine, class Piece>
+void nd_fill_ghosts(const Mine& mine, std::size_t pieces, const Piece& piece, ghost_sync sync,
+                    const std::source_location& where) {
+  if (!in_job()) [[unlikely]]
+    nd_copy_outside_job("pgas::fill_ghosts", where);
+  if (pieces != static_cast<std::size_t>(threads())) [[unlikely]] {
+    misuse("pgas::fill_ghosts: the directory has " + std::to_string(pieces) +
+               " pieces; it needs one per thread (THREADS is " + std::to_string(threads()) + ")",
+           where);
+  }
+  barrier(where);
+  const auto me = static_cast<std::size_t>(mythread());
+  for (std::size_t t = 0; t < pieces; ++t) {
+    if (t != me) pgas::copy(mine, piece(t), where);
+  }
+  if (sync == ghost_sync::entry_and_exit) barrier(where);
+}
+
+}  // namespace detail
+
+/// The ghost-zone exchange of a distributed grid in one call: copies into `mine` (the calling
+/// thread's piece, ghost zones included) every point it shares with another thread's OWNED
+/// elements, owned[t] for t != mythread(), as copy(mine, owned[t]). `owned` is the directory
+/// of what each thread owns (exchange() of each thread's owned view, e.g. of its
+/// grid.shrink(1) or grid.constrict(its box)); owned pieces must not overlap one another, so
+/// that only ghost points of `mine` are written. Collective: every thread calls it with its
+/// own piece and the same directory (owned.size() == THREADS); a barrier on entry (every
+/// thread's owned elements are written before any is read) and, with ghost_sync::entry_and_exit
+/// (the default), one on exit (see ghost_sync). Misuse: owned.size() != THREADS, a call outside
+/// a job, and the barriers' own (a thread that does not call it).
+template <class T, int N, class L, class Y, class T2, class L2, class Y2>
+void fill_ghosts(const ndarray<T, N, L, Y>& mine, std::span<const ndarray<T2, N, L2, Y2>> owned,
+                 ghost_sync sync = ghost_sync::entry_and_exit,
+                 std::source_location where = std::source_location::current()) {
+  detail::nd_fill_ghosts(
+      mine, owned.size(), [&](std::size_t t) -> const auto& { return owned[t]; }, sync, where);
+}
+template <class T, int N, class L, class Y, class T2, class L2, class Y2>
+void fill_ghosts(const ndarray<T, N, L, Y>& mine, const std::vector<ndarray<T2, N, L2, Y2>>& owned,
+                 ghost_sync sync = ghost_sync::entry_and_exit,
+                 std::source_location where = std::source_location::current()) {
+  fill_ghosts(mine, std::span<const ndarray<T2, N, L2, Y2>>(owned), sync, where);
+}
+
+/// The same with a directory of whole pieces, ghost zones included (exchange() of each
+/// thread's whole grid), each owning its interior: the piece without `width` layers on every
+/// face, pieces[t].shrink(width). Pieces whose interiors tile the grid (every thread's grid
+/// its box accreted by `width`) are what this form is for; other partitions pass the owned
+/// views to the form above.
+template <class T, int N, class L, class Y, class T2, class L2, class Y2>
+void fill_ghosts(const ndarray<T, N, L, Y>& mine, std::span<const ndarray<T2, N, L2, Y2>> pieces,
+                 nd_index width, ghost_sync sync = ghost_sync::entry_and_exit,
+                 std::source_location where = std::source_location::current()) {
+  detail::nd_fill_ghosts(
+      mine, pieces.size(), [&](std::size_t t) { return pieces[t].shrink(width, where); }, sync,
+      where);
+}
+template <class T, int N, class L, class Y, class T2, class L2, class Y2>
+void fill_ghosts(const ndarray<T, N, L, Y>& mine, const std::vector<ndarray<T2, N, L2, Y2>>& pieces,
+                 nd_index width, ghost_sync sync = ghost_sync::entry_and_exit,
+                 std::source_location where = std::source_location::current()) {
+  fill_ghosts(mine, std::span<const ndarray<T2, N, L2, Y2>>(pieces), width, sync, where);
+}
+
+}  // namespace pgas

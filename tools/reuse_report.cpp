@@ -143,7 +143,11 @@ thread_figures figures_of(const evaluation& e) {
 
 std::string show_text(const reuse_recording& r, std::optional<int> thread) {
   std::string out = header(r, thread);
-  if (r.histograms.empty()) out += "No remote accesses were recorded.\n";
+  if (r.histograms.empty()) {
+    out +=
+        "No remote accesses were recorded (element accesses are recorded only in programs\n"
+        "compiled with -DPGAS_TRACE_ELEMENTS=1; copies, atomics and the software cache always).\n";
+  }
   const std::vector<site_sum> sums = sum_sites(r, thread);
   for (std::size_t s = 0; s < sums.size(); ++s) {
     const site_sum& ss = sums[s];

@@ -69,6 +69,8 @@ PUBLIC = {
     "strict.hpp": "objects",
     "nb.hpp": "objects",
     "forall.hpp": "objects",
+    "foreach.hpp": "objects",
+    "ndarray.hpp": "objects",
     "cuts.hpp": "objects",
     "shared_array.hpp": "objects",
     "static_shared.hpp": "objects",

@@ -30,9 +30,11 @@
 #include <pgas/domain.hpp>
 #include <pgas/error.hpp>
 #include <pgas/forall.hpp>
+#include <pgas/foreach.hpp>
 #include <pgas/layout.hpp>
 #include <pgas/lock.hpp>
 #include <pgas/nb.hpp>
+#include <pgas/ndarray.hpp>
 #include <pgas/ndarray_copy.hpp>
 #include <pgas/owned_range.hpp>
 #include <pgas/point.hpp>

@@ -298,7 +298,7 @@ class domain {
       return {};
     point<N> st = a.stride();
     st[along] = s;
-    return rectdomain<N>(a.lower(), b.upper().replace(along, b.last()[along] + 1), st);
+    return rectdomain<N>(a.lower(), (a.last() + 1).replace(along, b.last()[along] + 1), st);
   }
 
   // Merges rectangles that form one, and sorts them by lower bound (row-major).

@@ -99,3 +99,114 @@ TEST_CASE("domain misuse outside a job throws usage_error naming the call site",
 }
 
 }  // namespace
+
+namespace {
+
+using model::nd_index;
+
+// A random domain of one to four random rectangles joined, cut and intersected, with its
+// model.
+template <int N>
+std::pair<domain<N>, model::set<N>> random_domain(std::mt19937& rng) {
+  const model::raw<N> first = model::random_raw<N>(rng);
+  domain<N> d = first.make();
+  model::set<N> m = model::of(first);
+  const int steps = std::uniform_int_distribution<int>(0, 3)(rng);
+  for (int s = 0; s < steps; ++s) {
+    const model::raw<N> r = model::random_raw<N>(rng);
+    switch (std::uniform_int_distribution<int>(0, 3)(rng)) {
+      case 0:
+      case 1:
+        d += r.make();
+        m = model::join(m, model::of(r));
+        break;
+      case 2:
+        d -= r.make();
+        m = model::minus(m, model::of(r));
+        break;
+      default:
+        d *= r.make();
+        m = model::meet(m, model::of(r));
+    }
+  }
+  return {d, m};
+}
+
+// The representation the header promises: disjoint non-empty rectangles sorted by lower bound.
+template <int N>
+void check_rects(const domain<N>& d) {
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < d.rects().size(); ++i) {
+    CHECK_FALSE(d.rects()[i].empty());
+    total += d.rects()[i].size();
+    if (i > 0) CHECK(pgas::lex_less()(d.rects()[i - 1].lower(), d.rects()[i].lower()));
+    for (std::size_t j = 0; j < i; ++j)
+      CHECK((d.rects()[i] * d.rects()[j]).empty());
+  }
+  CHECK(total == d.size());
+}
+
+// The smallest strided box around a set of points, computed from the points.
+template <int N>
+rectdomain<N> box_of(const model::set<N>& m) {
+  if (m.empty()) return {};
+  point<N> lo = *m.begin(), last = lo, st;
+  for (const auto& p : m)
+    lo = min(lo, point<N>(p)), last = max(last, point<N>(p));
+  for (const auto& p : m)
+    for (int d = 0; d < N; ++d)
+      st[d] = std::gcd(st[d], p[d] - lo[d]);
+  for (int d = 0; d < N; ++d)
+    if (st[d] == 0) st[d] = 1;
+  return rectdomain<N>(lo, last + 1, st);
+}
+
+template <int N>
+void check_random_domains(int trials) {
+  std::mt19937 rng(1128 + N);
+  for (int t = 0; t < trials; ++t) {
+    const auto [D, md] = random_domain<N>(rng);
+    const auto [E, me] = random_domain<N>(rng);
+    INFO("D = " << D << ", E = " << E);
+    check_rects(D);
+    model::check_points(D, md, rng);
+    CHECK(D.bounding_box() == box_of<N>(md));
+
+    const domain<N> u = D + E, i = D * E, dm = D - E, em = E - D;
+    check_rects(u);
+    check_rects(i);
+    check_rects(dm);
+    CHECK(model::iterated(u) == model::join(md, me));
+    CHECK(model::iterated(i) == model::meet(md, me));
+    CHECK(model::iterated(dm) == model::minus(md, me));
+    CHECK(model::iterated(em) == model::minus(me, md));
+    CHECK((D == E) == (md == me));
+    CHECK((D <= E) == std::includes(me.begin(), me.end(), md.begin(), md.end()));
+    CHECK((D >= E) == std::includes(md.begin(), md.end(), me.begin(), me.end()));
+
+    // Rectangles on either side, and rectangle with rectangle.
+    const model::raw<N> a = model::random_raw<N>(rng), b = model::random_raw<N>(rng);
+    const model::set<N> ma = model::of(a), mb = model::of(b);
+    CHECK(model::iterated(a.make() + b.make()) == model::join(ma, mb));
+    CHECK(model::iterated(a.make() - b.make()) == model::minus(ma, mb));
+    CHECK(model::iterated(a.make() - D) == model::minus(ma, md));
+    CHECK(model::iterated(D - a.make()) == model::minus(md, ma));
+    CHECK(model::iterated(a.make() * D) == model::meet(ma, md));
+    CHECK(model::iterated(D + a.make()) == model::join(md, ma));
+
+    const auto by = model::random_point<N>(rng);
+    CHECK(model::iterated(D.translate(by)) == model::moved(md, by));
+    CHECK(D + point<N>(by) - point<N>(by) == D);
+    const point<N> perm = model::random_permutation<N>(rng);
+    CHECK(model::iterated(D.permute(perm)) == model::permuted<N>(md, perm));
+  }
+}
+
+TEST_CASE("the domain algebra agrees with sets of points on random strided domains",
+          "[domain][model]") {
+  check_random_domains<1>(1500);
+  check_random_domains<2>(800);
+  check_random_domains<3>(250);
+}
+
+}  // namespace

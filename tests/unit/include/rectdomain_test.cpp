@@ -172,3 +172,127 @@ TEST_CASE("rectdomain misuse outside a job throws usage_error naming the call si
 }
 
 }  // namespace
+
+namespace {
+
+using model::nd_index;
+
+// The normal form of the header: the empty domain is the origin's, a non-empty one ends just
+// past its last point.
+template <int N>
+void check_normal(const rectdomain<N>& r) {
+  if (r.empty()) {
+    CHECK(r.lower() == point<N>());
+    CHECK(r.upper() == point<N>());
+    CHECK(r.stride() == point<N>::all(1));
+  } else {
+    CHECK(r.upper() == r.lower() + r.extents() * r.stride());
+    CHECK(r.last() + r.stride() == r.upper());
+  }
+}
+
+// Side dir of the coordinate lists moved outward by k layers of the stride (inward when
+// k < 0). A rectangle without points stays without.
+template <int N>
+model::coords<N> moved_side(model::coords<N> c, const std::array<nd_index, N>& st, int dir,
+                            nd_index k) {
+  for (const auto& axis : c)
+    if (axis.empty()) return c;
+  const auto d = static_cast<std::size_t>(dir > 0 ? dir - 1 : -dir - 1);
+  auto& axis = c[d];
+  for (nd_index j = 0; j < k; ++j)
+    if (dir > 0)
+      axis.push_back(axis.back() + st[d]);
+    else
+      axis.insert(axis.begin(), axis.front() - st[d]);
+  for (nd_index j = 0; j < -k && !axis.empty(); ++j)
+    if (dir > 0)
+      axis.pop_back();
+    else
+      axis.erase(axis.begin());
+  return c;
+}
+
+template <int N>
+model::set<N> border_model(model::coords<N> c, const std::array<nd_index, N>& st, nd_index k,
+                           int dir, nd_index shift) {
+  for (const auto& axis : c)
+    if (axis.empty()) return {};
+  const auto d = static_cast<std::size_t>(dir > 0 ? dir - 1 : -dir - 1);
+  std::vector<nd_index> layers;
+  for (nd_index j = 0; j < k; ++j)
+    layers.push_back(dir > 0 ? c[d].back() + st[d] * (1 + shift + j)
+                             : c[d].front() - st[d] * (k - j + shift));
+  c[d] = layers;
+  return model::product<N>(c);
+}
+
+template <int N>
+void check_random_rectdomains(int trials) {
+  std::mt19937 rng(20261128 + N);
+  std::uniform_int_distribution<int> dir_of(1, N), coin(0, 1);
+  std::uniform_int_distribution<nd_index> k_of(-2, 3), shift_of(-3, 2);
+  for (int t = 0; t < trials; ++t) {
+    const model::raw<N> a = model::random_raw<N>(rng), b = model::random_raw<N>(rng);
+    const rectdomain<N> A = a.make(), B = b.make();
+    const model::set<N> ma = model::of(a), mb = model::of(b);
+    INFO("A = " << A << " from " << point<N>(a.lo) << point<N>(a.hi) << point<N>(a.st)
+                << ", B = " << B);
+    check_normal(A);
+    model::check_points(A, ma, rng);
+    if (!ma.empty()) {
+      CHECK(A.lower().x == *ma.begin());
+      CHECK(A.last().x == *ma.rbegin());
+      // The same set from another exclusive upper bound is the same domain.
+      point<N> hi = A.last() + 1;
+      for (int d = 0; d < N; ++d)
+        hi[d] += std::uniform_int_distribution<nd_index>(0, A.stride()[d] - 1)(rng);
+      CHECK(rectdomain<N>(A.lower(), hi, A.stride()) == A);
+    }
+
+    const rectdomain<N> AB = A * B;
+    check_normal(AB);
+    CHECK(model::iterated(AB) == model::meet(ma, mb));
+    CHECK((A == B) == (ma == mb));
+    CHECK((A <= B) == std::includes(mb.begin(), mb.end(), ma.begin(), ma.end()));
+    CHECK((A >= B) == std::includes(ma.begin(), ma.end(), mb.begin(), mb.end()));
+
+    const auto by = model::random_point<N>(rng);
+    CHECK(model::iterated(A.translate(by)) == model::moved(ma, by));
+    CHECK(A + point<N>(by) == A.translate(by));
+
+    const int dir = coin(rng) ? dir_of(rng) : -dir_of(rng);
+    const nd_index k = k_of(rng), shift = shift_of(rng);
+    INFO("dir " << dir << " k " << k << " shift " << shift);
+    const model::coords<N> axes = a.axes();
+    check_normal(A.shrink(k, dir));
+    CHECK(model::iterated(A.shrink(k, dir)) == model::product(moved_side<N>(axes, a.st, dir, -k)));
+    CHECK(model::iterated(A.accrete(k, dir)) == model::product(moved_side<N>(axes, a.st, dir, k)));
+    model::coords<N> all_sides = axes;
+    for (int d = 1; d <= N; ++d)
+      all_sides = moved_side<N>(moved_side<N>(all_sides, a.st, d, -k), a.st, -d, -k);
+    CHECK(model::iterated(A.shrink(k)) == model::product(all_sides));
+    CHECK(A.accrete(k) == A.shrink(-k));
+    check_normal(A.border(k, dir, shift));
+    CHECK(model::iterated(A.border(k, dir, shift)) == border_model<N>(axes, a.st, k, dir, shift));
+
+    const point<N> perm = model::random_permutation<N>(rng);
+    CHECK(model::iterated(A.permute(perm)) == model::permuted<N>(ma, perm));
+    if constexpr (N >= 2) {
+      const int d = dir_of(rng) - 1;
+      model::set<N - 1> sliced;
+      for (const auto& p : ma)
+        sliced.insert(point<N>(p).drop(d).x);
+      CHECK(model::iterated(A.slice(d)) == sliced);
+    }
+  }
+}
+
+TEST_CASE("every operation agrees with a set of points on random strided domains",
+          "[rectdomain][model]") {
+  check_random_rectdomains<1>(3000);
+  check_random_rectdomains<2>(2000);
+  check_random_rectdomains<3>(600);
+}
+
+}  // namespace

@@ -4,7 +4,8 @@
 //   pgas::rectdomain<2> rd({1, 1}, {5, 5}, {2, 2});   // {(1,1), (1,3), (3,1), (3,3)}
 //   for (pgas::point<2> p : rd) ...                   // row-major: last dimension fastest
 //   auto interior = grid.shrink(1);                   // one layer less on every side
-//   auto ghost = grid.border(1, -1);                  // the layer just below dimension 0
+//   auto edge = grid.border(1, -1);                   // its first layer along dimension 0
+//   auto ghost = grid.border(1, -1, 1);               // the layer just below that
 //   pgas::domain<2> u = rd + rd.translate({1, 1});    // union: a general domain
 //
 // A rectdomain<N> is the set of points p with lo <= p < hi and p - lo a multiple of the
@@ -212,10 +213,12 @@ class rectdomain {
     return move_side(dir, k);
   }
 
-  /// Titanium's border: the k layers (of the stride) just outside side dir, moved by `shift`
-  /// layers outward (a negative shift moves inward). So border(k, dir) is the ghost zone of
-  /// width k beyond that side, and border(k, dir, -k) the k layers of the domain along it.
-  /// k <= 0 or an empty domain gives the empty domain. Misuse: dir out of [-N, -1] ∪ [1, N].
+  /// Titanium's border: the slab of k layers (of the stride) that ends at side dir — the
+  /// domain's own k outermost layers on that side (the whole domain and more when k exceeds
+  /// its extent there) — moved `shift` layers outward (inward when shift < 0). So
+  /// border(k, dir) is the k layers a neighbour needs from this side, and border(k, dir, k)
+  /// the ghost zone of width k just beyond it. k <= 0 or an empty domain gives the empty
+  /// domain. Misuse: dir out of [-N, -1] ∪ [1, N].
   constexpr rectdomain border(nd_index k, int dir, nd_index shift = 0,
                               std::source_location where = std::source_location::current()) const {
     detail::nd_check_dir(dir, N, "pgas::rectdomain::border", where);
@@ -224,11 +227,11 @@ class rectdomain {
     rectdomain r = *this;
     const nd_index s = st_.x[d];
     if (dir > 0) {
-      r.lo_.x[d] = hi_.x[d] + shift * s;
-      r.hi_.x[d] = r.lo_.x[d] + k * s;
-    } else {
-      r.hi_.x[d] = lo_.x[d] - shift * s;
+      r.hi_.x[d] = hi_.x[d] + shift * s;
       r.lo_.x[d] = r.hi_.x[d] - k * s;
+    } else {
+      r.lo_.x[d] = lo_.x[d] - shift * s;
+      r.hi_.x[d] = r.lo_.x[d] + k * s;
     }
     return r;
   }

@@ -98,12 +98,17 @@ TEST_CASE("shrink, accrete and border take Titanium's signed 1-based directions"
   // One point with stride 4: accrete steps by the stride.
   CHECK(rectdomain<1>(0, 1, 4).accrete(1) == rectdomain<1>(-4, 5, 4));
 
-  CHECK(r.border(1, 1) == rectdomain<2>({8, 0}, {9, 10}, {1, 2}));
-  CHECK(r.border(2, -1) == rectdomain<2>({-2, 0}, {0, 10}, {1, 2}));
-  CHECK(r.border(1, 2) == rectdomain<2>({0, 10}, {8, 12}, {1, 2}));
-  CHECK(r.border(1, -2, -1) == rectdomain<2>({0, 0}, {8, 2}, {1, 2}));
-  CHECK(r.border(2, 1, -2) == rectdomain<2>({6, 0}, {8, 10}, {1, 2}));
-  CHECK(r.border(1, 1, 1) == rectdomain<2>({9, 0}, {10, 10}, {1, 2}));
+  // r's own layers along a side, and (shift k) the ghost layers beyond it.
+  CHECK(r.border(1, 1) == rectdomain<2>({7, 0}, {8, 10}, {1, 2}));
+  CHECK(r.border(2, -1) == rectdomain<2>({0, 0}, {2, 10}, {1, 2}));
+  CHECK(r.border(1, 2) == rectdomain<2>({0, 8}, {8, 10}, {1, 2}));
+  CHECK(r.border(1, -2) == rectdomain<2>({0, 0}, {8, 2}, {1, 2}));
+  CHECK(r.border(1, 1, 1) == rectdomain<2>({8, 0}, {9, 10}, {1, 2}));
+  CHECK(r.border(2, -1, 2) == rectdomain<2>({-2, 0}, {0, 10}, {1, 2}));
+  CHECK(r.border(1, 2, 1) == rectdomain<2>({0, 10}, {8, 12}, {1, 2}));
+  CHECK(r.border(1, -2, -1) == rectdomain<2>({0, 2}, {8, 4}, {1, 2}));
+  CHECK(r.border(2, 1, 3) == rectdomain<2>({9, 0}, {11, 10}, {1, 2}));
+  CHECK(r.border(10, 1) == rectdomain<2>({-2, 0}, {8, 10}, {1, 2}));
   CHECK(r.border(0, 1).empty());
   CHECK(rectdomain<2>().border(1, 1).empty());
   CHECK(rectdomain<2>().accrete(1).empty());
@@ -221,8 +226,8 @@ model::set<N> border_model(model::coords<N> c, const std::array<nd_index, N>& st
   const auto d = static_cast<std::size_t>(dir > 0 ? dir - 1 : -dir - 1);
   std::vector<nd_index> layers;
   for (nd_index j = 0; j < k; ++j)
-    layers.push_back(dir > 0 ? c[d].back() + st[d] * (1 + shift + j)
-                             : c[d].front() - st[d] * (k - j + shift));
+    layers.push_back(dir > 0 ? c[d].back() + st[d] * (shift - k + 1 + j)
+                             : c[d].front() - st[d] * (shift - j));
   c[d] = layers;
   return model::product<N>(c);
 }

@@ -1,11 +1,14 @@
 // Tests pgas/rectdomain.hpp: the normal form (exclusive upper bound moved past the last point,
 // every empty domain equal), accessors, row-major iteration, Titanium's shrink/accrete/border
 // with signed 1-based directions, intersection of strided domains, permute and slice, printing,
-// constant evaluation and every documented misuse; then every operation against a brute-force
-// model (a std::set of points) on thousands of random strided domains of rank 1 to 3.
+// constant evaluation and every documented misuse (outside a job, and ending a job inside one);
+// then every operation against a brute-force model (a std::set of points) on thousands of random
+// strided domains of rank 1 to 3.
 
 #include <pgas/error.hpp>
 #include <pgas/rectdomain.hpp>
+#include <pgas/runtime.hpp>
+#include <pgas/sync.hpp>
 
 #include <random>
 #include <set>
@@ -16,6 +19,7 @@
 #include <fmt/core.h>
 #include <catch2/catch.hpp>
 
+#include "../misuse_child.hpp"
 #include "nd_model.hpp"
 
 namespace {
@@ -301,3 +305,44 @@ TEST_CASE("every operation agrees with a set of points on random strided domains
 }
 
 }  // namespace
+
+// Inside a job, misuse ends the job naming the thread, the call's file and line.
+namespace {
+
+void bad_stride() {
+  if (pgas::mythread() == 1) {
+    misuse_announce(__LINE__ + 1);
+    (void)rectdomain<2>({0, 0}, {4, 4}, {2, -1});
+  }
+  pgas::barrier();
+}
+
+void bad_direction() {
+  const rectdomain<3> r({0, 0, 0}, {4, 4, 4});
+  if (pgas::mythread() == 1) {
+    misuse_announce(__LINE__ + 1);
+    (void)r.border(1, -4);
+  }
+  pgas::barrier();
+}
+
+constexpr misuse_child_case child_cases[] = {
+    {"bad_stride", 2, bad_stride},
+    {"bad_direction", 2, bad_direction},
+};
+
+}  // namespace
+
+// Run only as a child of the test below (hidden: the tag starts with a dot).
+TEST_CASE("rectdomain misuse child", "[.rectdomain_child]") {
+  misuse_child_main(child_cases, "RECTDOMAIN_TEST_CASE");
+}
+
+TEST_CASE("rectdomain misuse inside a job ends it naming the thread and the call's line",
+          "[rectdomain][misuse]") {
+  for (const auto& [name, what] :
+       {std::pair<std::string, std::string>{"bad_stride", "stride (2, -1) has a component below 1"},
+        {"bad_direction", "pgas::rectdomain::border: direction -4 is out of [-3, -1] and [1, 3]"}})
+    misuse_child_check("rectdomain_test", "rectdomain misuse child", "RECTDOMAIN_TEST_CASE", name,
+                       "thread 1 of 2", what, "rectdomain_test.cpp");
+}

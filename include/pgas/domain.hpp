@@ -21,8 +21,9 @@
 // All empty domains are equal.
 //
 // Cost. size() and contains() walk the rectangles (O(R)); union, intersection and difference
-// cost O(R1 R2) rectangle operations; iteration costs O(R) per point (a merge of the
-// rectangles' row-major walks). A domain owns a std::vector: copying it allocates.
+// cost O(R1 R2) rectangle operations; iteration merges the rectangles' row-major walks: a
+// comparison per point while the walk stays in one rectangle, O(R) when it moves to another. A
+// domain owns a std::vector: copying it allocates.
 //
 // Contract.
 //   * Collective: nothing here is; nothing needs a job or touches shared memory.
@@ -216,9 +217,12 @@ class domain {
     using reference = point<N>;
 
     iterator() = default;
-    point<N> operator*() const noexcept { return *at_[static_cast<std::size_t>(pick_)]; }
+    point<N> operator*() const noexcept { return at_[static_cast<std::size_t>(pick_)]; }
     iterator& operator++() {
-      ++at_[static_cast<std::size_t>(pick_)];
+      const auto i = static_cast<std::size_t>(pick_);
+      // Most steps stay in the rectangle just picked: until it passes the next rectangle's
+      // point (bound_), one row-major comparison per point.
+      if (of_->rects_[i].advance(at_[i]) && (!bounded_ || lex_less()(at_[i], bound_))) return *this;
       choose();
       return *this;
     }
@@ -236,21 +240,27 @@ class domain {
     friend class domain;
     explicit iterator(const domain& d) : of_(&d) {
       for (const rectdomain<N>& r : d.rects_)
-        at_.push_back(r.begin());
+        at_.push_back(r.lower());
       choose();
     }
-    // The rectangle whose next point comes first in row-major order (-1: none left).
+    bool done(std::size_t i) const noexcept { return at_[i].x[0] >= of_->rects_[i].upper().x[0]; }
+    // The rectangle whose next point comes first in row-major order (-1: none left), and the
+    // first of the other rectangles' next points (bounded_: there is one).
     void choose() noexcept {
       pick_ = -1;
-      for (std::size_t i = 0; i < at_.size(); ++i) {
-        if (at_[i] == of_->rects_[i].end()) continue;
-        if (pick_ < 0 || lex_less()(*at_[i], *at_[static_cast<std::size_t>(pick_)]))
+      for (std::size_t i = 0; i < at_.size(); ++i)
+        if (!done(i) && (pick_ < 0 || lex_less()(at_[i], at_[static_cast<std::size_t>(pick_)])))
           pick_ = static_cast<int>(i);
-      }
+      bounded_ = false;
+      for (std::size_t i = 0; i < at_.size(); ++i)
+        if (static_cast<int>(i) != pick_ && !done(i) && (!bounded_ || lex_less()(at_[i], bound_)))
+          bound_ = at_[i], bounded_ = true;
     }
     const domain* of_ = nullptr;
-    std::vector<typename rectdomain<N>::iterator> at_;
+    std::vector<point<N>> at_;  // each rectangle's next point
     int pick_ = -1;
+    bool bounded_ = false;
+    point<N> bound_;
   };
   iterator begin() const { return iterator(*this); }
   iterator end() const noexcept { return iterator(); }

@@ -280,6 +280,19 @@ class rectdomain {
     return b.is_subset_of(a);
   }
 
+  /// Moves p, a point of this domain, to the next one in row-major order (last dimension
+  /// fastest). Past the last point p becomes (upper()[0], lower()[1], ..., lower()[N-1]), what
+  /// end() holds, and advance() returns false.
+  constexpr bool advance(point<N>& p) const noexcept {
+    for (std::size_t d = N - 1; d > 0; --d) {
+      p.x[d] += st_.x[d];
+      if (p.x[d] < hi_.x[d]) return true;
+      p.x[d] = lo_.x[d];
+    }
+    p.x[0] += st_.x[0];
+    return p.x[0] < hi_.x[0];
+  }
+
   /// Row-major iteration (last dimension fastest) over the points, each once.
   class iterator {
    public:
@@ -292,12 +305,7 @@ class rectdomain {
     constexpr iterator() = default;
     constexpr point<N> operator*() const noexcept { return p_; }
     constexpr iterator& operator++() noexcept {
-      for (std::size_t d = N - 1; d > 0; --d) {
-        p_.x[d] += r_.st_.x[d];
-        if (p_.x[d] < r_.hi_.x[d]) return *this;
-        p_.x[d] = r_.lo_.x[d];
-      }
-      p_.x[0] += r_.st_.x[0];
+      r_.advance(p_);
       return *this;
     }
     constexpr iterator operator++(int) noexcept {

@@ -74,6 +74,7 @@ PUBLIC = {
     "forall.hpp": "objects",
     "foreach.hpp": "objects",
     "ndarray.hpp": "objects",
+    "ndarray_copy.hpp": "objects",
     "cuts.hpp": "objects",
     "shared_array.hpp": "objects",
     "static_shared.hpp": "objects",

@@ -90,8 +90,7 @@ grid3 random_view(const grid3& a, std::mt19937& rng) {
 // The elements of `whole` (a new array: contiguous from base()) by offset from its base.
 std::vector<double> snapshot(const grid3& whole) {
   std::vector<double> s(whole.size());
-  pgas::foreach (whole.domain(),
-                 [&](const point<3>& p) { s[&whole[p] - whole.base()] = whole[p]; });
+  pgas::foreach(whole.domain(), [&](const point<3>& p) { s[&whole[p] - whole.base()] = whole[p]; });
   return s;
 }
 
@@ -101,12 +100,12 @@ template <class Src>
 std::vector<double> model(const grid3& whole, const std::vector<double>& before, const grid3& dst,
                           const Src& src_value, const rectdomain<3>& in) {
   std::vector<double> want = before;
-  pgas::foreach (in, [&](const point<3>& q) { want[&dst[q] - whole.base()] = src_value(q); });
+  pgas::foreach(in, [&](const point<3>& q) { want[&dst[q] - whole.base()] = src_value(q); });
   return want;
 }
 
 void fill_mine(const grid3& a) {
-  pgas::foreach (a.domain(), [&](const point<3>& p) { a[p] = value_of(pgas::mythread(), p); });
+  pgas::foreach(a.domain(), [&](const point<3>& p) { a[p] = value_of(pgas::mythread(), p); });
 }
 
 // Every thread copies random views of every thread's piece into random views of a fresh array
@@ -125,7 +124,7 @@ void random_copies(failures& f) {
     const int from = static_cast<int>(rng() % static_cast<unsigned>(pgas::threads()));
     const grid3 src = random_view(dir[from], rng);
     const grid3 whole(random_box(rng));
-    pgas::foreach (whole.domain(), [&](const point<3>& p) { whole[p] = untouched; });
+    pgas::foreach(whole.domain(), [&](const point<3>& p) { whole[p] = untouched; });
     const grid3 dst = random_view(whole, rng);
     const std::vector<double> before = snapshot(whole);
     const rectdomain<3> in = dst.domain() * src.domain();
@@ -184,7 +183,7 @@ TEST_CASE("copy shifts and transposes in place") {
   REQUIRE(pgas::run(test_job(1), 0, nullptr, [&] {
             // A 1-D shift by one both ways (memmove's two directions).
             const ndarray<int, 1> a(rectdomain<1>({0}, {100}));
-            pgas::foreach (a.domain(), [&](const point<1>& p) { a[p] = static_cast<int>(p[0]); });
+            pgas::foreach(a.domain(), [&](const point<1>& p) { a[p] = static_cast<int>(p[0]); });
             // translate(-1)'s index q is a's q + 1: a[q + 1] = a[q] for q in [0, 99).
             pgas::copy(a.translate(point<1>(-1)), a);
             for (int i = 0; i < 100; ++i)
@@ -195,10 +194,10 @@ TEST_CASE("copy shifts and transposes in place") {
               EXPECT(f, a(i) == (i == 99 ? 98 : i), i);
             // A square transposed onto itself.
             const ndarray<int, 2> m(rectdomain<2>({0, 0}, {37, 37}));
-            pgas::foreach (m.domain(),
-                           [&](const point<2>& p) { m[p] = static_cast<int>(p[0] * 100 + p[1]); });
+            pgas::foreach(m.domain(),
+                          [&](const point<2>& p) { m[p] = static_cast<int>(p[0] * 100 + p[1]); });
             pgas::copy(m.transpose(), m);
-            pgas::foreach (m.domain(), [&](const point<2>& p) {
+            pgas::foreach(m.domain(), [&](const point<2>& p) {
               EXPECT(f, m[p] == p[1] * 100 + p[0], p[0] << "," << p[1]);
             });
             // An exact self-copy changes nothing.
@@ -219,7 +218,7 @@ template <std::size_t Bytes>
 void element_sizes(failures& f) {
   using E = blob<Bytes>;
   const ndarray<E, 2> a(rectdomain<2>({0, 0}, {9, 40})), b(rectdomain<2>({0, 0}, {9, 40}));
-  pgas::foreach (a.domain(), [&](const point<2>& p) {
+  pgas::foreach(a.domain(), [&](const point<2>& p) {
     for (std::size_t k = 0; k < Bytes; ++k)
       a[p].b[k] = static_cast<unsigned char>(p[0] * 40 + p[1] + static_cast<nd_index>(k) * 7);
   });
@@ -227,14 +226,14 @@ void element_sizes(failures& f) {
   // columns (transposed: strided reads).
   const rectdomain<2> cols({0, 0}, {9, 40}, {1, 2});
   pgas::copy(b.constrict(cols), a.constrict(cols));
-  pgas::foreach (b.domain(), [&](const point<2>& p) {
+  pgas::foreach(b.domain(), [&](const point<2>& p) {
     const bool in = p[1] % 2 == 0;
     EXPECT(f, (b[p] == (in ? a[p] : E{})),
            Bytes << " bytes at " << p[0] << "," << p[1] << ": " << int(b[p].b[0]));
   });
   const ndarray<E, 2> t(rectdomain<2>({0, 0}, {40, 9}));
   pgas::copy(t, a.transpose());
-  pgas::foreach (t.domain(), [&](const point<2>& p) {
+  pgas::foreach(t.domain(), [&](const point<2>& p) {
     EXPECT(f, (t[p] == a(p[1], p[0])), Bytes << " bytes transposed at " << p[0] << "," << p[1]);
   });
 }
@@ -258,7 +257,7 @@ TEST_CASE("copy of disjoint domains, empty views and null arrays does nothing") 
       pgas::run(test_job(2), 0, nullptr, [&] {
         const grid3 a(rectdomain<3>({0, 0, 0}, {4, 4, 4})), b(rectdomain<3>({4, 0, 0}, {8, 4, 4}));
         fill_mine(a);
-        pgas::foreach (b.domain(), [&](const point<3>& p) { b[p] = untouched; });
+        pgas::foreach(b.domain(), [&](const point<3>& p) { b[p] = untouched; });
         pgas::copy(b, a);
         pgas::copy(b, grid3());
         pgas::copy(grid3(), a);
@@ -268,7 +267,7 @@ TEST_CASE("copy of disjoint domains, empty views and null arrays does nothing") 
         pgas::copy(b.constrict(even), a.constrict(odd));
         pgas::nb_handle h = pgas::copy_nb(b, a);
         EXPECT(f, h == pgas::complete_handle, "an empty copy_nb is complete");
-        pgas::foreach (b.domain(), [&](const point<3>& p) { EXPECT(f, b[p] == untouched, p[0]); });
+        pgas::foreach(b.domain(), [&](const point<3>& p) { EXPECT(f, b[p] == untouched, p[0]); });
       }) == 0);
   check_no_failures(f);
 }
@@ -334,8 +333,8 @@ void ghosts(failures& f, int form) {
   // The piece: the owned planes plus one ghost plane each side (y and z are not split).
   const rectdomain<3> box = owned_box.accrete(1, -1).accrete(1, 1);
   const grid3 g(box);
-  pgas::foreach (g.domain(), [&](const point<3>& p) { g[p] = untouched; });
-  pgas::foreach (owned_box, [&](const point<3>& p) { g[p] = value_of(0, p); });
+  pgas::foreach(g.domain(), [&](const point<3>& p) { g[p] = untouched; });
+  pgas::foreach(owned_box, [&](const point<3>& p) { g[p] = value_of(0, p); });
   if (form == 0) {
     pgas::fill_ghosts(g, pgas::exchange(g.constrict(owned_box)));
   } else if (form == 1) {
@@ -348,7 +347,7 @@ void ghosts(failures& f, int form) {
     pgas::fill_ghosts(g, pgas::exchange(g.constrict(owned_box)), pgas::ghost_sync::entry);
     pgas::barrier();
   }
-  pgas::foreach (g.domain(), [&](const point<3>& p) {
+  pgas::foreach(g.domain(), [&](const point<3>& p) {
     const bool ghost = !owned_box.contains(p);
     const bool filled =
         p[0] >= 0 && p[0] < n && (form != 1 || (p[1] > 0 && p[1] < 5 && p[2] > 0 && p[2] < 4));

@@ -167,11 +167,12 @@ class domain {
     return r;
   }
   domain& operator+=(const domain& b) {
+    const std::size_t mine = rects_.size();
     for (const rectdomain<N>& y : b.rects_) {
-      std::vector<rectdomain<N>> added = minus(y, *this);
+      std::vector<rectdomain<N>> added = minus(y, *this);  // b's rectangles are disjoint
       rects_.insert(rects_.end(), added.begin(), added.end());
     }
-    tidy();
+    tidy(mine);
     return *this;
   }
   domain& operator*=(const domain& b) { return *this = *this * b; }
@@ -311,22 +312,31 @@ class domain {
     return rectdomain<N>(a.lower(), (a.last() + 1).replace(along, b.last()[along] + 1), st);
   }
 
-  // Merges rectangles that form one, and sorts them by lower bound (row-major).
-  void tidy() {
+  // Merges rectangles that form one, and sorts them by lower bound (row-major). The first
+  // `fresh` rectangles are known to have no pair that merges (a domain's own, before +=), so
+  // only the others are matched: each against the settled ones, a merged pair going back to
+  // be matched again (a merge removes a rectangle, so this ends).
+  void tidy(std::size_t fresh = 0) {
     auto by_lower = [](const rectdomain<N>& p, const rectdomain<N>& q) {
       return lex_less()(p.lower(), q.lower());
     };
-    std::sort(rects_.begin(), rects_.end(), by_lower);
-    for (bool merged = true; merged;) {
-      merged = false;
-      for (std::size_t i = 0; i < rects_.size() && !merged; ++i)
-        for (std::size_t j = i + 1; j < rects_.size() && !merged; ++j) {
-          const rectdomain<N> m = joined(rects_[i], rects_[j]);
-          if (m.empty()) continue;
-          rects_[i] = m;
-          rects_.erase(rects_.begin() + static_cast<std::ptrdiff_t>(j));
-          merged = true;
-        }
+    std::vector<rectdomain<N>> pending(rects_.begin() + static_cast<std::ptrdiff_t>(fresh),
+                                       rects_.end());
+    rects_.resize(fresh);
+    while (!pending.empty()) {
+      rectdomain<N> r = pending.back();
+      pending.pop_back();
+      bool merged = false;
+      for (std::size_t k = 0; k < rects_.size() && !merged; ++k) {
+        const bool first = by_lower(rects_[k], r);
+        const rectdomain<N> m = first ? joined(rects_[k], r) : joined(r, rects_[k]);
+        if (m.empty()) continue;
+        rects_[k] = rects_.back();
+        rects_.pop_back();
+        pending.push_back(m);
+        merged = true;
+      }
+      if (!merged) rects_.push_back(r);
     }
     std::sort(rects_.begin(), rects_.end(), by_lower);
   }

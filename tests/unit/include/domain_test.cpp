@@ -54,6 +54,21 @@ TEST_CASE("the difference of strided rectangles is exact", "[domain]") {
   CHECK(e.rects().size() == 2);  // two lattices of stride 6
 }
 
+TEST_CASE("neighbouring rectangles merge into one", "[domain]") {
+  domain<2> row;
+  for (nd_index j = 99; j >= 0; --j)  // one point at a time, backwards
+    row += rectdomain<2>({3, j}, {4, j + 1});
+  REQUIRE(row.rects().size() == 1);
+  CHECK(row.rects()[0] == rectdomain<2>({3, 0}, {4, 100}));
+  domain<2> grid;
+  for (nd_index i = 0; i < 10; ++i)
+    for (nd_index j = 0; j < 10; ++j)
+      grid += rectdomain<2>({2 * i, j}, {2 * i + 1, j + 1});
+  REQUIRE(grid.rects().size() == 1);
+  CHECK(grid.rects()[0] == rectdomain<2>({0, 0}, {20, 10}, {2, 1}));
+  CHECK((grid - rectdomain<2>({0, 0}, {20, 10}, {2, 1})).empty());
+}
+
 TEST_CASE("empty domains are equal whatever made them", "[domain]") {
   const domain<2> a, b = rectdomain<2>({1, 1}, {0, 0});
   const domain<2> c = rectdomain<2>({0, 0}, {3, 3}) - rectdomain<2>({-1, -1}, {5, 5});

@@ -10,12 +10,16 @@
 // pgas::ndarray, p gathered from the other pieces with pgas::copy before each product and the
 // dot products through pgas::allreduce. Entry point: main(); the ndarray variant runs in job().
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include <pgas/ndarray.hpp>
+#include <pgas/ndarray_copy.hpp>
 #include <pgas/pgas.hpp>
 
 #include "harness.hpp"
@@ -237,13 +241,14 @@ int run_seq(const npb::npb_args& a) {
 // --- openmp: the same loops as an OpenMP user writes them --------------------------------
 
 // The benchmark in one parallel region: every loop over rows shared statically, every dot
-// product a reduction (NAS's own OpenMP version is shaped so).
+// product a reduction (NAS's own OpenMP version is shaped so): four barriers per CG iteration,
+// the loops' own and the one after the reset of the reductions' targets.
 double benchmark_openmp(const cg_class& c, const csr& m, plain_vectors& v, int threads) {
   const int n = m.n;
   const rows_view rows{m.rowstr.data(), m.colidx.data(), m.a.data()};
   double *x = v.x.data(), *z = v.z.data(), *p = v.p.data(), *q = v.q.data(), *r = v.r.data();
   double zeta = 0.0;
-  double rho = 0.0, d = 0.0, xz = 0.0, zz = 0.0;  // shared: the reductions' targets
+  double rho = 0.0, rho0 = 0.0, d = 0.0, xz = 0.0, zz = 0.0;  // shared: reductions' targets
 #pragma omp parallel num_threads(threads)
   {
 #pragma omp for schedule(static)
@@ -260,17 +265,16 @@ double benchmark_openmp(const cg_class& c, const csr& m, plain_vectors& v, int t
       }
       for (int it = 0; it < cg_iterations; ++it) {
 #pragma omp single
-        d = 0.0;
+        {
+          rho0 = rho;  // every thread read rho before the last loop's barrier
+          d = rho = 0.0;
+        }
 #pragma omp for schedule(static) reduction(+ : d)
         for (int j = 0; j < n; ++j) {
           q[j] = rows.times(p, j);
           d += p[j] * q[j];
         }
-        const double alpha = rho / d;
-        const double rho0 = rho;
-#pragma omp barrier
-#pragma omp single
-        rho = 0.0;
+        const double alpha = rho0 / d;
 #pragma omp for schedule(static) reduction(+ : rho)
         for (int j = 0; j < n; ++j) {
           z[j] += alpha * p[j];
@@ -311,6 +315,117 @@ int run_openmp(const npb::npb_args& a) {
   return report(a, threads, t, zeta);
 }
 
+// --- ndarray: every thread's rows and vector pieces in its own segment --------------------
+
+template <class T>
+using piece = pgas::ndarray<T, 1, pgas::local, pgas::simple>;
+
+pgas::rectdomain<1> span(pgas::nd_index lo, pgas::nd_index hi) {
+  return {pgas::point<1>(lo), pgas::point<1>(hi)};
+}
+
+// The calling thread's rows [lo, hi) of A, copied into its segment: offsets from its first
+// row's (indexed by row - lo), and its columns and values.
+struct owned_rows {
+  piece<int> rowstr, colidx;
+  piece<double> a;
+
+  owned_rows(const csr& m, int lo, int hi)
+      : rowstr(span(0, hi - lo + 1)),
+        colidx(span(0, m.rowstr[hi] - m.rowstr[lo])),
+        a(span(0, m.rowstr[hi] - m.rowstr[lo])) {
+    const int first = m.rowstr[lo];
+    for (int j = lo; j <= hi; ++j)
+      rowstr(j - lo) = m.rowstr[j] - first;
+    for (int k = first; k < m.rowstr[hi]; ++k) {
+      colidx(k - first) = m.colidx[k];
+      a(k - first) = m.a[k];
+    }
+  }
+  rows_view view() const { return {rowstr.base(), colidx.base(), a.base()}; }
+};
+
+// The job: rows [lo, hi) of A and of every vector are the thread's (n * t / THREADS onwards).
+// p is kept whole on every thread (p_all, in its segment) and updated whole by each: p = r +
+// beta p needs every row of r, so once r · r is summed each thread copies the others' pieces of
+// r into r_all (its own rows are its piece) and updates all n rows of p itself (2 n flops, a
+// fraction of the product's). A CG iteration then waits only in its two allreduces (p · q and
+// r · r): the second orders every piece of r before the copies, the first (of the next
+// iteration) keeps a piece from changing before every thread has copied it.
+int job(const npb::npb_args& args, const csr& m) {
+  const cg_class& c = class_of(args.cls);
+  const int me = pgas::mythread(), threads = pgas::threads(), n = m.n;
+  const int lo = static_cast<int>(static_cast<long>(n) * me / threads);
+  const int hi = static_cast<int>(static_cast<long>(n) * (me + 1) / threads);
+  const owned_rows mine(m, lo, hi);
+  const rows_view rows = mine.view();
+  const piece<double> x(span(lo, hi)), z(span(lo, hi)), q(span(lo, hi));
+  const piece<double> p_all(span(0, n)), r_all(span(0, n));
+  const piece<double> p = p_all.constrict(span(lo, hi)), r = r_all.constrict(span(lo, hi));
+  const std::vector<pgas::ndarray<double, 1>> r_pieces = pgas::exchange(r);
+  const double* p_whole = p_all.base();  // p_all's domain starts at 0: indexed by column
+
+  // After the r · r that follows r's last change: r_all whole, then p = r + beta p on all rows.
+  const auto update_p = [&](double beta) {
+    for (int t = 0; t < threads; ++t) {
+      if (t != me) pgas::copy(r_all, r_pieces[t]);
+    }
+    for (int j = 0; j < n; ++j)
+      p_all(j) = r_all(j) + beta * p_all(j);
+  };
+  const auto sum = [](double v) { return pgas::allreduce(v, std::plus<>{}); };
+  using pair = std::array<double, 2>;
+  const auto sum_pair = [](const pair& u) {
+    return pgas::allreduce(u, [](const pair& s, const pair& t) {
+      return pair{s[0] + t[0], s[1] + t[1]};
+    });
+  };
+  double zeta = 0.0;
+  const auto run = [&] {
+    for (int j = lo; j < hi; ++j)
+      x(j) = 1.0;
+    for (int outer = 0; outer < c.niter; ++outer) {
+      double rho = 0.0;
+      for (int j = lo; j < hi; ++j) {
+        z(j) = 0.0;
+        r(j) = x(j);
+        rho += r(j) * r(j);
+      }
+      rho = sum(rho);
+      update_p(0.0);  // p = r
+      for (int it = 0; it < cg_iterations; ++it) {
+        double d = 0.0;
+        for (int j = lo; j < hi; ++j) {
+          q(j) = rows.times(p_whole, j - lo);
+          d += p(j) * q(j);
+        }
+        const double alpha = rho / sum(d);
+        const double rho0 = rho;
+        rho = 0.0;
+        for (int j = lo; j < hi; ++j) {
+          z(j) += alpha * p(j);
+          r(j) -= alpha * q(j);
+          rho += r(j) * r(j);
+        }
+        rho = sum(rho);
+        update_p(rho / rho0);
+      }
+      pair xz_zz{0.0, 0.0};
+      for (int j = lo; j < hi; ++j) {
+        xz_zz[0] += x(j) * z(j);
+        xz_zz[1] += z(j) * z(j);
+      }
+      xz_zz = sum_pair(xz_zz);
+      zeta = c.shift + 1.0 / xz_zz[0];
+      const double scale = 1.0 / std::sqrt(xz_zz[1]);
+      for (int j = lo; j < hi; ++j)
+        x(j) = scale * z(j);
+    }
+  };
+  const pk::timing t = pk::time_reps(args.run.reps, run, [] { pgas::barrier(); });
+  return me == 0 ? report(args, threads, t, zeta) : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -321,6 +436,6 @@ int main(int argc, char** argv) {
       "SWA", [](char c) { return static_cast<std::size_t>(class_of(c).na); });
   if (a.run.variant == "seq") return run_seq(a);
   if (a.run.variant == "openmp") return run_openmp(a);
-  std::fprintf(stderr, "npb_cg: variant %s is not written yet\n", a.run.variant.c_str());
-  return 2;
+  const csr m = make_matrix(class_of(a.cls));
+  return pgas::run(argc, argv, [&] { return job(a, m); });
 }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include <pgas/cut_model.hpp>
@@ -86,6 +87,20 @@ std::size_t positive_mod(std::ptrdiff_t k, std::size_t b) {
   return static_cast<std::size_t>(((k % sb) + sb) % sb);
 }
 
+// An offset as whole tiles and a remainder, k = whole · b + rest with 0 <= rest < b; a stencil's
+// offsets, −b <= k < b, need no division.
+struct offset_split {
+  std::ptrdiff_t whole = 0;
+  std::size_t rest = 0;
+};
+offset_split split_offset(std::ptrdiff_t k, std::size_t b) {
+  const auto sb = static_cast<std::ptrdiff_t>(b);
+  if (k >= 0 && k < sb) return {0, static_cast<std::size_t>(k)};
+  if (k < 0 && k >= -sb) return {-1, static_cast<std::size_t>(k + sb)};
+  const std::size_t rest = positive_mod(k, b);
+  return {(k - static_cast<std::ptrdiff_t>(rest)) / sb, rest};
+}
+
 // The owner and offset of the element at `index` (inside the array).
 cut_target place_of(const tiling& t, const std::array<std::size_t, layout::max_rank>& index) {
   std::size_t tile = 0;
@@ -96,6 +111,41 @@ cut_target place_of(const tiling& t, const std::array<std::size_t, layout::max_r
   }
   return {static_cast<int>(tile % t.threads), false, (tile / t.threads) * t.volume + phase};
 }
+
+// The tiles that meet a box along one dimension, [first, last], are of at most three kinds: the
+// first, the last and those between, whose parts of the box are the same relative to their
+// start (whole tiles). A kind's segments are bounds[kind][s] to bounds[kind][s + 1], counted
+// from the tile's start.
+struct tile_kinds {
+  std::size_t first = 0;
+  std::size_t last = 0;
+  std::size_t count = 1;
+  // Written before read, for the kinds there are only (no 6.5 KiB of zeros per plan).
+  std::array<std::size_t, 3> segs;
+  std::array<std::array<std::size_t, max_cut_accesses + 2>, 3> bounds;
+  std::size_t of(std::size_t c) const noexcept {
+    return c == first ? 0 : c == last ? count - 1 : 1;
+  }
+};
+
+// Where a segment's first index shifted by an access lands along one dimension: the tile
+// (relative to the segment's, times the row-major tile stride) and the position in it (times
+// the in-tile stride).
+struct access_shift {
+  std::ptrdiff_t tiles;
+  std::size_t phase;
+};
+
+// The runs and targets of the first tile of the thread of one kind (a kind per dimension),
+// which the later tiles of that kind copy, moved; runs == 0 until that tile.
+struct kind_runs {
+  std::size_t first_run = 0;
+  std::size_t runs = 0;
+  std::size_t first_target = 0;
+  std::size_t course = 0;  // the tile's position in the thread's storage
+  std::size_t iterations = 0;
+  std::size_t local_iterations = 0;
+};
 
 void check_rank(const layout& l, std::size_t rank, const char* what,
                 const std::source_location& where) {
@@ -183,148 +233,203 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
   // The calling thread's node as a range of threads (no division per access).
   const int node_first = thread / tpn * tpn;
   const int node_end = node_first + tpn;
-  // The tiles that meet the box, as tile coordinates [tlo, thi].
+  if (static_cast<std::size_t>(thread) >= t.threads) return;  // indefinite: thread 0 owns all
+  const std::size_t me = static_cast<std::size_t>(thread);
+  const std::size_t threads = t.threads;
+  const std::size_t na = k.size();
+  const std::size_t last = rank_ - 1;
+  const std::size_t max_segs = na + 1;
+  // The tiles that meet the box, as tile coordinates [tlo, thi], and their kinds per dimension
+  // (see tile_kinds): every tile of one kind has the same segments and shifts, computed here
+  // once, so that a tile costs no division and only its first of a kind computes targets.
   std::array<std::size_t, layout::max_rank> tlo{};
   std::array<std::size_t, layout::max_rank> thi{};
-  for (std::size_t d = 0; d < rank_; ++d) {
-    tlo[d] = lo[d] / t.b[d];
-    thi[d] = (hi[d] - 1) / t.b[d];
-  }
-  const std::size_t last = rank_ - 1;
-  const std::size_t me = static_cast<std::size_t>(thread) % t.threads;
-  if (static_cast<std::size_t>(thread) >= t.threads) return;  // indefinite: thread 0 owns all
-  std::array<std::size_t, layout::max_rank> tc = tlo;
-  // Per dimension d, the tile's segments [bounds[d][s], bounds[d][s + 1]) and, per segment and
-  // access, the tile coordinate and in-tile position of the segment's first index shifted by
-  // the access's offset: computed once per tile, so that a run's targets cost no division but
-  // one by THREADS per access.
-  const std::size_t na = k.size();
-  const std::size_t max_segs = na + 1;
-  std::array<std::array<std::size_t, max_cut_accesses + 2>, layout::max_rank> bounds{};
-  std::array<std::size_t, layout::max_rank> segs{};
-  std::vector<std::size_t> shifted_tile(rank_ * max_segs * na);
-  std::vector<std::size_t> shifted_pos(rank_ * max_segs * na);
   std::array<std::size_t, layout::max_rank> tile_stride{};  // tiles, row-major
   tile_stride[last] = 1;
   for (std::size_t d = last; d-- > 0;)
     tile_stride[d] = tile_stride[d + 1] * t.n[d + 1];
-  const libdivide::divider<std::uint64_t> by_threads(t.threads);
-  std::array<std::size_t, layout::max_rank> seg{};
-  // Each offset as whole tiles and a remainder, k = whole · b + rest with 0 <= rest < b, so that
-  // the tiles see no division: a position p in [0, b) shifted by k is in tile whole (+1 when
-  // p + rest >= b).
-  std::vector<std::ptrdiff_t> whole(rank_ * na);
-  std::vector<std::size_t> rest(rank_ * na);
+  std::array<tile_kinds, layout::max_rank> kinds;
+  std::array<std::size_t, layout::max_rank> kind_stride{};  // of the memo's index
+  // Written before read, for the kinds and segments there are only: left uninitialised.
+  const auto shifts = std::make_unique_for_overwrite<access_shift[]>(rank_ * 3 * max_segs * na);
+  const auto shift_at = [&](std::size_t d, std::size_t kind, std::size_t sg, std::size_t a) {
+    return ((d * 3 + kind) * max_segs + sg) * na + a;
+  };
+  std::size_t all_kinds = 1;
+  std::size_t most_runs = 1;  // per tile
   for (std::size_t d = 0; d < rank_; ++d) {
+    const std::size_t b = t.b[d];
+    tlo[d] = lo[d] / b;
+    thi[d] = (hi[d] - 1) / b;
+    tile_kinds& tk = kinds[d];
+    tk.first = tlo[d];
+    tk.last = thi[d];
+    tk.count = std::min<std::size_t>(3, thi[d] - tlo[d] + 1);
+    kind_stride[d] = all_kinds;
+    all_kinds *= tk.count;
+    // A position p in [0, b) shifted by k is in tile whole (+1 when p + rest >= b).
+    std::array<std::size_t, max_cut_accesses> rest;
+    std::array<std::ptrdiff_t, max_cut_accesses> whole;
     for (std::size_t a = 0; a < na; ++a) {
-      rest[d * na + a] = positive_mod(k[a][d], t.b[d]);
-      whole[d * na + a] = (k[a][d] - static_cast<std::ptrdiff_t>(rest[d * na + a])) /
-                          static_cast<std::ptrdiff_t>(t.b[d]);
+      const offset_split split = split_offset(k[a][d], b);
+      rest[a] = split.rest;
+      whole[a] = split.whole;
     }
-  }
-  // Room for every run: the thread's tiles in the box times the most segments a tile can have.
-  std::size_t box_tiles = 1;
-  std::size_t most_runs = 1;
-  for (std::size_t d = 0; d < rank_; ++d) {
-    box_tiles *= thi[d] - tlo[d] + 1;
-    std::array<std::size_t, max_cut_accesses> cuts{};  // distinct cuts inside a tile
-    std::size_t nc = 0;
-    for (std::size_t a = 0; a < na; ++a) {
-      const std::size_t m = rest[d * na + a];
-      if (m != 0 && std::find(cuts.begin(), cuts.begin() + nc, m) == cuts.begin() + nc)
-        cuts[nc++] = m;
+    std::size_t most = 0;
+    for (std::size_t kind = 0; kind < tk.count; ++kind) {
+      // The kind's part of the box relative to its tiles' start, split at every access's cut.
+      const std::size_t c = kind == 0 ? tlo[d] : kind + 1 == tk.count ? thi[d] : tlo[d] + 1;
+      const std::size_t start = c * b;
+      const std::size_t a0 = std::max(start, lo[d]) - start;
+      const std::size_t a1 = std::min(start + b, hi[d]) - start;
+      auto& bd = tk.bounds[kind];
+      std::size_t nb = 1;
+      bd[0] = a0;
+      for (std::size_t a = 0; a < na; ++a) {
+        const std::size_t cut = b - rest[a];
+        if (cut <= a0 || cut >= a1) continue;
+        std::size_t x = nb++;  // insertion, skipping duplicates
+        while (x > 1 && bd[x - 1] > cut) {
+          bd[x] = bd[x - 1];
+          --x;
+        }
+        if (bd[x - 1] == cut) {
+          for (std::size_t y = x; y + 1 < nb; ++y)
+            bd[y] = bd[y + 1];
+          --nb;
+        } else {
+          bd[x] = cut;
+        }
+      }
+      bd[nb] = a1;
+      tk.segs[kind] = nb;
+      most = std::max(most, nb);
+      // Per segment and access, where the segment's first index shifted by the access lands.
+      for (std::size_t sg = 0; sg < nb; ++sg) {
+        for (std::size_t a = 0; a < na; ++a) {
+          const std::size_t p = bd[sg] + rest[a];
+          const bool next = p >= b;
+          shifts[shift_at(d, kind, sg, a)] = {
+              (whole[a] + (next ? 1 : 0)) * static_cast<std::ptrdiff_t>(tile_stride[d]),
+              (next ? p - b : p) * strides_[d]};
+        }
+      }
     }
-    most_runs *= nc + 1;
+    most_runs *= most;
   }
-  const std::size_t my_tiles = box_tiles / t.threads + 1;
+  // Room for every run: at most ceil(row / THREADS) of a row's tiles are the thread's.
+  std::size_t my_tiles = (thi[last] - tlo[last] + threads) / threads;
+  for (std::size_t d = 0; d < last; ++d)
+    my_tiles *= thi[d] - tlo[d] + 1;
   runs_.reserve(my_tiles * most_runs);
   targets_.reserve(my_tiles * most_runs * na);
-  for (;;) {
-    // Along the last dimension, step straight to this thread's tiles of the row of tiles.
-    std::size_t row = 0;
-    for (std::size_t d = 0; d < last; ++d)
-      row = row * t.n[d] + tc[d];
-    row *= t.n[last];
-    const std::size_t first_q = row + tlo[last];
-    const std::size_t skip = (me + t.threads - first_q % t.threads) % t.threads;
-    for (std::size_t c = tlo[last] + skip; c <= thi[last]; c += t.threads) {
-      tc[last] = c;
-      const std::size_t my_base = ((row + c) / t.threads) * t.volume;
-      // This tile's part of the box, split along each dimension at every access's cut.
+  // The runs and targets of each kind, built at its first tile (absolute there), which every
+  // tile of the kind then copies in one block and moves.
+  std::vector<kind_runs> memo(all_kinds);
+  std::vector<cut_run> kind_run_store;
+  std::vector<cut_target> kind_target_store;
+  kind_run_store.reserve(std::min(all_kinds, my_tiles) * most_runs);
+  kind_target_store.reserve(std::min(all_kinds, my_tiles) * most_runs * na);
+  const libdivide::divider<std::uint64_t> by_threads(threads);
+  std::array<std::size_t, layout::max_rank> kind{};
+  std::array<std::size_t, layout::max_rank> start{};
+  std::array<std::size_t, layout::max_rank> tc = tlo;
+  // The first tile of its kind (row-major tile index q, at `course` in the thread's storage):
+  // its segments' product, row-major; each access's tile is q plus its shifts' tiles, whose
+  // owner and course are one libdivide division by THREADS.
+  const auto build_kind = [&](kind_runs& m, std::size_t q, std::size_t course) {
+    m.first_run = kind_run_store.size();
+    m.first_target = kind_target_store.size();
+    m.course = course;
+    std::array<std::size_t, layout::max_rank> seg{};
+    std::array<std::size_t, max_cut_accesses> at_tile{};
+    std::array<std::size_t, max_cut_accesses> at_phase{};
+    for (;;) {
+      cut_run& r = kind_run_store.emplace_back();
+      r.first_target = kind_target_store.size() - m.first_target;
+      std::size_t my_phase = 0;
+      at_tile.fill(q);
+      at_phase.fill(0);
       for (std::size_t d = 0; d < rank_; ++d) {
-        const std::size_t start = tc[d] * t.b[d];
-        const std::size_t a0 = std::max(start, lo[d]);
-        const std::size_t a1 = std::min(start + t.b[d], hi[d]);
-        auto& bd = bounds[d];
-        std::size_t nb = 1;
-        bd[0] = a0;
+        const auto& bd = kinds[d].bounds[kind[d]];
+        r.lo[d] = start[d] + bd[seg[d]];
+        r.hi[d] = start[d] + bd[seg[d] + 1];
+        my_phase += bd[seg[d]] * strides_[d];
+        const access_shift* s = &shifts[shift_at(d, kind[d], seg[d], 0)];
         for (std::size_t a = 0; a < na; ++a) {
-          const std::size_t cut = start + t.b[d] - rest[d * na + a];
-          if (cut <= a0 || cut >= a1) continue;
-          std::size_t x = nb++;  // insertion, skipping duplicates
-          while (x > 1 && bd[x - 1] > cut) {
-            bd[x] = bd[x - 1];
-            --x;
-          }
-          if (bd[x - 1] == cut) {
-            for (std::size_t y = x; y + 1 < nb; ++y)
-              bd[y] = bd[y + 1];
-            --nb;
-          } else {
-            bd[x] = cut;
-          }
+          at_tile[a] += static_cast<std::size_t>(s[a].tiles);  // modulo 2^64: q + a shift >= 0
+          at_phase[a] += s[a].phase;
         }
-        bd[nb] = a1;
-        segs[d] = nb;
+      }
+      r.offset = course * t.volume + my_phase;
+      bool local = true;
+      for (std::size_t a = 0; a < na; ++a) {
+        const std::size_t owner_course = by_threads.divide(at_tile[a]);
+        const auto owner = static_cast<int>(at_tile[a] - owner_course * threads);
+        const bool is_local = owner >= node_first && owner < node_end;
+        local = local && is_local;
+        cut_target& g = kind_target_store.emplace_back();
+        g.owner = owner;
+        g.local = is_local;
+        g.offset = owner_course * t.volume + at_phase[a];
+      }
+      r.local = local;
+      const std::size_t n = r.iterations(rank_);
+      m.iterations += n;
+      if (local) m.local_iterations += n;
+      ++m.runs;
+      std::size_t d = rank_;
+      while (d-- > 0) {
+        if (++seg[d] < kinds[d].segs[kind[d]]) break;
         seg[d] = 0;
-        for (std::size_t sg = 0; sg < nb; ++sg) {
-          for (std::size_t a = 0; a < na; ++a) {
-            const std::size_t p = bd[sg] - start + rest[d * na + a];
-            const bool next = p >= t.b[d];
-            const std::size_t x = (d * max_segs + sg) * na + a;
-            shifted_tile[x] = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(tc[d]) +
-                                                       whole[d * na + a] + (next ? 1 : 0));
-            shifted_pos[x] = next ? p - t.b[d] : p;
-          }
-        }
       }
-      for (;;) {
-        cut_run r;
-        bool local = true;
-        r.first_target = targets_.size();
-        std::size_t my_phase = 0;
+      if (d == static_cast<std::size_t>(-1)) return;
+    }
+  };
+  for (;;) {
+    // Along the last dimension, step straight to this thread's tiles of the row of tiles; its
+    // course (storage position) grows by one per step.
+    std::size_t row = 0;
+    std::size_t row_kinds = 0;
+    for (std::size_t d = 0; d < last; ++d) {
+      row += tc[d] * tile_stride[d];
+      start[d] = tc[d] * t.b[d];
+      kind[d] = kinds[d].of(tc[d]);
+      row_kinds += kind[d] * kind_stride[d];
+    }
+    const std::size_t first_q = row + tlo[last];
+    std::size_t c = tlo[last] + (me + threads - first_q % threads) % threads;
+    for (std::size_t course = (row + c) / threads; c <= thi[last]; c += threads, ++course) {
+      start[last] = c * t.b[last];
+      kind[last] = kinds[last].of(c);
+      kind_runs& m = memo[row_kinds + kind[last] * kind_stride[last]];
+      if (m.runs == 0) build_kind(m, row + c, course);
+      // The kind's runs moved by the distance from its first tile, in one block (not built
+      // aside and pushed one by one: a run's wide reload would wait on its narrow stores).
+      const cut_run* from = kind_run_store.data() + m.first_run;
+      std::array<std::size_t, layout::max_rank> move{};
+      for (std::size_t d = 0; d < rank_; ++d)
+        move[d] = start[d] + kinds[d].bounds[kind[d]][0] - from->lo[d];
+      const std::size_t more = (course - m.course) * t.volume;
+      const std::size_t first_run = runs_.size();
+      const std::size_t first_target = targets_.size();
+      runs_.insert(runs_.end(), from, from + m.runs);
+      const cut_target* from_target = kind_target_store.data() + m.first_target;
+      targets_.insert(targets_.end(), from_target, from_target + m.runs * na);
+      cut_run* r = runs_.data() + first_run;
+      for (std::size_t x = 0; x < m.runs; ++x) {
         for (std::size_t d = 0; d < rank_; ++d) {
-          r.lo[d] = bounds[d][seg[d]];
-          r.hi[d] = bounds[d][seg[d] + 1];
-          my_phase += (r.lo[d] - tc[d] * t.b[d]) * strides_[d];
+          r[x].lo[d] += move[d];
+          r[x].hi[d] += move[d];
         }
-        r.offset = my_base + my_phase;
-        for (std::size_t a = 0; a < na; ++a) {
-          std::size_t q = 0;
-          std::size_t phase = 0;
-          for (std::size_t d = 0; d < rank_; ++d) {
-            const std::size_t x = (d * max_segs + seg[d]) * na + a;
-            q += shifted_tile[x] * tile_stride[d];
-            phase += shifted_pos[x] * strides_[d];
-          }
-          const std::size_t course = by_threads.divide(q);
-          const auto owner = static_cast<int>(q - course * t.threads);
-          const bool is_local = owner >= node_first && owner < node_end;
-          local = local && is_local;
-          targets_.push_back({owner, is_local, course * t.volume + phase});
-        }
-        r.local = local;
-        const std::size_t n = r.iterations(rank_);
-        iterations_ += n;
-        if (local) local_iterations_ += n;
-        runs_.push_back(r);
-        std::size_t d = rank_;
-        while (d-- > 0) {
-          if (++seg[d] < segs[d]) break;
-          seg[d] = 0;
-        }
-        if (d == static_cast<std::size_t>(-1)) break;
+        r[x].offset += more;
+        r[x].first_target += first_target;
       }
+      cut_target* g = targets_.data() + first_target;
+      for (std::size_t x = 0; x < m.runs * na; ++x)
+        g[x].offset += more;
+      iterations_ += m.iterations;
+      local_iterations_ += m.local_iterations;
     }
     // The next row of tiles.
     std::size_t d = last;

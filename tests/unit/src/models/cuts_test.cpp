@@ -145,6 +145,22 @@ TEST_CASE("cut_plan's runs match every iteration's places on random layouts") {
   }
 }
 
+TEST_CASE("cut_plan's tiles of one kind (first, between, last) repeat its first tile's runs") {
+  // Many tiles between the box's first and last along each dimension, offsets within a tile and
+  // beyond one (whole tiles and a remainder), a partial last tile: each tile of a kind copies
+  // the runs of the kind's first tile, moved, and must still match the layout everywhere.
+  const layout l({40, 41}, block_spec::tiles({3, 4}), 5);
+  const pgas::offsets k{{-1, 0}, {1, 0}, {0, -1}, {0, 1}, {0, 0}, {5, -6}, {-7, 9}};
+  for (int t = 0; t < 5; ++t) {
+    check_against_places(l, pgas::box{{7, 33}, {6, 32}}, k, t, 1);
+    check_against_places(l, pgas::box{{7, 33}, {6, 32}}, k, t, 2);
+  }
+  const layout cube({13, 14, 15}, block_spec::tiles({2, 3, 4}), 7);
+  const pgas::offsets k3{{-1, 0, 2}, {1, -1, 0}, {0, 3, -5}};
+  for (int t = 0; t < 7; ++t)
+    check_against_places(cube, pgas::box{{1, 12}, {1, 11}, {5, 10}}, k3, t, 3);
+}
+
 TEST_CASE("cut_plan on an indefinite layout gives every iteration to thread 0") {
   const layout l({5, 6}, block_spec::indefinite(), 3);
   check_against_places(l, pgas::box{{1, 4}, {0, 5}}, pgas::offsets{{1, 1}, {-1, 0}}, 0, 1);

@@ -20,7 +20,8 @@
 //           constructor), checked: another thread's piece is misuse.
 //   Layout  how an index becomes an address (papers/003 §4.2):
 //             pgas::strided      any domain stride, any memory strides (the default): an index
-//                                costs one division per dimension;
+//                                costs one division per dimension when the view's domain
+//                                has a stride other than 1, one test otherwise;
 //             pgas::unstrided    domain stride 1 in every dimension of extent > 1, any memory
 //                                strides: address = origin + Σ p[d]·s[d], no division;
 //             pgas::simple       unstrided, last dimension contiguous (s[N-1] == 1) and
@@ -374,7 +375,7 @@ class ndarray {
   ndarray translate(const point<N>& t) const {
     ndarray v(*this);
     v.dom_ = dom_ + t;
-    v.lo_off_ = v.offset_of(v.dom_.lower());
+    v.set_lower();
     return v;
   }
   /// constrict(domain().shrink(k)): the interior without a k-thick layer on every face.
@@ -412,7 +413,7 @@ class ndarray {
     s.base_ = base_ + (v - lo) / st * ms_[d];
     s.dom_ = dom_.slice(d);
     s.ms_ = ms_.drop(d);
-    s.lo_off_ = s.offset_of(s.dom_.lower());
+    s.set_lower();
     return s;
   }
   /// The view whose index p.permute(perm) is this view's index p: dimension d of the view is
@@ -424,7 +425,7 @@ class ndarray {
     v.dom_ = dom_.permute(perm);
     for (int d = 0; d < N; ++d)
       v.ms_[d] = ms_[static_cast<int>(perm[d])];
-    v.lo_off_ = v.offset_of(v.dom_.lower());
+    v.set_lower();
     return v;
   }
   /// permute({1, 0}) of a 2-D array: index (j, i) is this array's (i, j).
@@ -441,7 +442,7 @@ class ndarray {
       const point<N> lo = dom_.lower() * s, st = dom_.stride() * s;
       v.dom_ = rectdomain<N>(lo, lo + dom_.extents() * st, st);
     }
-    v.lo_off_ = v.offset_of(v.dom_.lower());
+    v.set_lower();
     return v;
   }
   /// The inverse of inject: the view whose index p / s is this view's index p. Misuse: a
@@ -465,7 +466,7 @@ class ndarray {
       }
       v.dom_ = rectdomain<N>(lo, lo + dom_.extents() * st, st);
     }
-    v.lo_off_ = v.offset_of(v.dom_.lower());
+    v.set_lower();
     return v;
   }
 
@@ -489,6 +490,7 @@ class ndarray {
   void swap(ndarray& o) noexcept {
     std::swap(base_, o.base_);
     std::swap(lo_off_, o.lo_off_);
+    std::swap(unit_, o.unit_);
     std::swap(dom_, o.dom_);
     std::swap(ms_, o.ms_);
     std::swap(store_, o.store_);
@@ -502,6 +504,7 @@ class ndarray {
   ndarray(const ndarray<U, N, L2, Y2>& o, detail::nd_share_t) noexcept
       : base_(o.base_),
         lo_off_(o.lo_off_),
+        unit_(o.unit_),
         dom_(o.dom_),
         ms_(o.ms_),
         store_(o.store_),
@@ -539,12 +542,17 @@ class ndarray {
     } else if constexpr (std::is_same_v<Layout, unstrided>) {
       return base_ + (offset_of(p) - lo_off_);
     } else {
-      const point<N> lo = dom_.lower(), st = dom_.stride();
-      nd_index off = 0;
-      for (int d = 0; d < N; ++d)
-        off += (p[d] - lo[d]) / st[d] * ms_[d];
-      return base_ + off;
+      // A strided view whose domain happens to have unit strides (the common case) needs no
+      // division either: one test, which the compiler hoists out of loops.
+      if (unit_) return base_ + (offset_of(p) - lo_off_);
+      return address_general(p);
     }
+  }
+
+  // After a change of domain or memory strides: the unit-stride formula's constant.
+  void set_lower() noexcept {
+    lo_off_ = offset_of(dom_.lower());
+    unit_ = has_layout<unstrided>();
   }
 
   void check(const point<N>& p, const std::source_location& where) const {
@@ -580,7 +588,7 @@ class ndarray {
       for (int d = 0; d < N; ++d) {
         if (r.extent(d) > 1) v.ms_[d] = ms_[d] * (r.stride()[d] / dom_.stride()[d]);
       }
-      v.lo_off_ = v.offset_of(r.lower());
+      v.set_lower();
       if constexpr (detail::nd_unit<Layout>) {
         if (!v.template has_layout<unstrided>()) {
           detail::nd_view_error("constrict: the view of " + to_string(r) +
@@ -646,7 +654,7 @@ class ndarray {
     std::uninitialized_value_construct_n(data, total);
     base_ = data;
     owner_ = mythread();
-    lo_off_ = offset_of(d.lower());
+    set_lower();
   }
 
   void retain() const noexcept {
@@ -661,6 +669,7 @@ class ndarray {
   }
   T* base_ = nullptr;    // domain().lower()'s element
   nd_index lo_off_ = 0;  // offset_of(domain().lower()), for the unit-stride formula
+  bool unit_ = true;     // has_layout<unstrided>(): the unit-stride formula applies
   rectdomain<N> dom_;
   point<N> ms_;  // memory strides per domain step
   detail::nd_storage* store_ = nullptr;

@@ -238,10 +238,44 @@ void trace_copy(trace_kind kind, const nd_copy_desc& c, const walk& w,
   trace_access(kind, trace_dir::write, c.dst, bytes, where);
 }
 
+// A walk whose destination runs are contiguous but whose source is contiguous along another
+// dimension (a transpose) reads one element per cache line per step: copied in square blocks
+// of that dimension and the innermost one instead, so that a block's source lines stay in
+// cache while its rows are written (7 % of memcpy's bandwidth unblocked, ndarray_copy_bench).
+constexpr std::ptrdiff_t transpose_block = 32;
+
+int transposed_dimension(const walk& w) noexcept {
+  const int in = w.rank - 1;
+  const auto e = static_cast<std::ptrdiff_t>(w.elem);
+  if (w.ds[in] != e || w.ss[in] == e || w.ext[in] < transpose_block) return -1;
+  for (int d = 0; d < in; ++d) {
+    if (w.ss[d] == e && w.ext[d] >= transpose_block) return d;
+  }
+  return -1;
+}
+
+void run_blocked(const walk& w, int c) {
+  const int in = w.rank - 1;
+  walk b = w;
+  for (std::ptrdiff_t x = 0; x < w.ext[c]; x += transpose_block) {
+    for (std::ptrdiff_t y = 0; y < w.ext[in]; y += transpose_block) {
+      b.dst = w.dst + x * w.ds[c] + y * w.ds[in];
+      b.src = w.src + x * w.ss[c] + y * w.ss[in];
+      b.ext[c] = std::min(transpose_block, w.ext[c] - x);
+      b.ext[in] = std::min(transpose_block, w.ext[in] - y);
+      run_range(b, 0, b.count());
+    }
+  }
+}
+
 // Copies the walk in the calling thread.
 void run_here(const walk& w) {
   if (may_overlap(w)) {
     if (!same_elements(w)) run_through_buffer(w);
+    return;
+  }
+  if (const int c = transposed_dimension(w); c >= 0) {
+    run_blocked(w, c);
     return;
   }
   run_range(w, 0, w.count());

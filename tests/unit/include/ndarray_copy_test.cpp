@@ -238,6 +238,33 @@ void element_sizes(failures& f) {
   });
 }
 
+TEST_CASE("copy of large transposed and permuted views (copied in blocks)") {
+  failures f;
+  REQUIRE(pgas::run(test_job(1), 0, nullptr, [&] {
+            // 2-D: 100 x 70 transposed into 70 x 100, blocks of 32 with ragged edges.
+            const ndarray<int, 2> a(rectdomain<2>({0, 0}, {100, 70}));
+            pgas::foreach(a.domain(),
+                          [&](const point<2>& p) { a[p] = static_cast<int>(p[0] * 1000 + p[1]); });
+            const ndarray<int, 2> t(rectdomain<2>({0, 0}, {70, 100}));
+            pgas::copy(t, a.transpose());
+            pgas::foreach(t.domain(), [&](const point<2>& p) {
+              EXPECT(f, t[p] == p[1] * 1000 + p[0], p[0] << "," << p[1]);
+            });
+            // 3-D: dimensions reversed, a middle dimension between the blocked ones.
+            const ndarray<int, 3> b(rectdomain<3>({0, 0, 0}, {45, 3, 66}));
+            pgas::foreach(b.domain(), [&](const point<3>& p) {
+              b[p] = static_cast<int>((p[0] * 10 + p[1]) * 100 + p[2]);
+            });
+            const ndarray<int, 3> r(rectdomain<3>({0, 0, 0}, {66, 3, 45}));
+            pgas::copy(r, b.permute(point<3>(2, 1, 0)));
+            pgas::foreach(r.domain(), [&](const point<3>& p) {
+              EXPECT(f, r[p] == (p[2] * 10 + p[1]) * 100 + p[0],
+                     p[0] << "," << p[1] << "," << p[2]);
+            });
+          }) == 0);
+  check_no_failures(f);
+}
+
 TEST_CASE("copy moves elements of every size") {
   failures f;
   REQUIRE(pgas::run(test_job(1), 0, nullptr, [&] {

@@ -95,14 +95,22 @@ struct roots {
 };
 
 // A block's scratch: two buffers of n points × lanes, each a real plane then an imaginary one
-// (point p of lane b at p * lanes + b). One per thread, grown to the longest line.
+// (point p of lane b at p * lanes + b). One per thread, grown to the longest line. Both
+// start on a cache line (a vector's 16-byte alignment split every other vector load across two
+// lines, at a cost that changed from run to run with malloc's addresses), and b is 320 bytes
+// past a multiple of 4 KiB from a, so that a butterfly's loads from one buffer and stores to
+// the other do not alias in the low address bits.
 struct scratch {
-  std::vector<double> a, b;
+  pk::plain_vector<double> store;
+  double* a = nullptr;
+  double* b = nullptr;
   void fit(int n) {
     const std::size_t need = std::size_t{2} * static_cast<std::size_t>(n) * lanes;
-    if (a.size() < need) {
-      a.resize(need);
-      b.resize(need);
+    const std::size_t gap = (need + 511) / 512 * 512 + 40;
+    if (store.size() < gap + need) {
+      store.resize(gap + need);
+      a = store.data();
+      b = a + gap;
     }
   }
 };
@@ -221,7 +229,7 @@ void fft_dim(const box& b, const box& out, int d, const roots& w, bool inverse, 
       const index_t first = o * b.stride[outer] + c * b.stride[across];
       double* in = reinterpret_cast<double*>(b.at + first);
       const index_t ps = 2 * b.stride[d], ls = 2 * b.stride[across];
-      double* xr = s.a.data();
+      double* xr = s.a;
       double* xi = xr + plane;
       if (ev != nullptr) {
         const double fj = ev->y[static_cast<std::size_t>(b.origin[1] + o)];
@@ -241,7 +249,7 @@ void fft_dim(const box& b, const box& out, int d, const roots& w, bool inverse, 
       } else {
         move_lines<true>(in, ps, ls, n, xr, xi);
       }
-      double* r = fft_lanes(w, inverse, s.a.data(), s.b.data());
+      double* r = fft_lanes(w, inverse, s.a, s.b);
       move_lines<false>(reinterpret_cast<double*>(out.at + first), ps, ls, n, r, r + plane);
     }
   }

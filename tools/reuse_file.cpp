@@ -309,9 +309,21 @@ std::string write_reuse(const reuse_recording& r) {
   return j.dump(1) + "\n";
 }
 
+std::string printable(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out;
+}
+
 std::string describe_site(const reuse_site& s) {
-  return fmt::format("{}:{} {} ({})", s.file.empty() ? "?" : s.file, s.line,
-                     s.function.empty() ? "?" : s.function, s.kind);
+  return fmt::format("{}:{} {} ({})", s.file.empty() ? "?" : printable(s.file), s.line,
+                     s.function.empty() ? "?" : printable(s.function), s.kind);
 }
 
 }  // namespace pgas::tools

@@ -94,7 +94,11 @@ reuse_recording read_reuse(const std::string& path);
 /// The JSON text of `r` in the recording format (what parse_reuse reads back).
 std::string write_reuse(const reuse_recording& r);
 
-/// "file:line function (kind)", as tables name a site.
+/// `text` with its control characters (a newline, an escape sequence) written as \xNN, so
+/// that names read from a recording print as one line and cannot drive the terminal.
+std::string printable(std::string_view text);
+
+/// "file:line function (kind)", as tables name a site (printable).
 std::string describe_site(const reuse_site& s);
 
 }  // namespace pgas::tools

@@ -65,11 +65,13 @@ double percent(double part, double whole) {
 
 std::string header(const reuse_recording& r, std::optional<int> thread) {
   std::string args;
-  for (const std::string& a : r.arguments)
-    args += " " + a;
+  for (const std::string& a : r.arguments) {
+    args += ' ';
+    args += printable(a);
+  }
   return fmt::format(
-      "{}{}: {} threads, size {}, distances in {}s{} ({}{}){}\n", r.program, args, r.threads,
-      r.size ? fmt::format("{}", *r.size) : std::string("not declared"), r.grain,
+      "{}{}: {} threads, size {}, distances in {}s{} ({}{}){}\n", printable(r.program), args,
+      r.threads, r.size ? fmt::format("{}", *r.size) : std::string("not declared"), r.grain,
       r.grain_bytes > 0 ? fmt::format(" of {} bytes", r.grain_bytes) : std::string(), r.mode,
       r.mode == "approximate" ? fmt::format(", within {}", r.error_bound) : std::string(),
       thread ? fmt::format(", thread {} only", *thread) : std::string());

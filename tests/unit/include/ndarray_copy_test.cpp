@@ -7,19 +7,26 @@
 // the directory; ghost zones of a slab decomposition, with either directory; and the misuse
 // reports (outside a job, a non-UPC thread, a wrong directory, a dropped handle).
 
+#include <unistd.h>
+
 #include <pgas/ndarray_copy.hpp>
 #include <pgas/pgas.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "../job_failures.hpp"
 #include "../misuse_child.hpp"
@@ -392,6 +399,41 @@ TEST_CASE("fill_ghosts fills every ghost point from its owner") {
       check_no_failures(f);
     }
   }
+}
+
+TEST_CASE("under tracing, a copy is one bulk read and one bulk write, copy_nb non-blocking",
+          "[ndarray_copy][trace]") {
+  const std::string file = "ndarray_copy_test." + std::to_string(getpid()) + ".trace";
+  REQUIRE(setenv("PGAS_TRACE", file.c_str(), 1) == 0);
+  REQUIRE(pgas::run(test_job(2), 0, nullptr, [&] {
+            const ndarray<double, 2> mine(rectdomain<2>({0, 0}, {10, 10}));
+            const std::vector<ndarray<double, 2>> dir = pgas::exchange(mine);
+            if (pgas::mythread() == 0) {
+              const ndarray<double, 2> dst(rectdomain<2>({0, 0}, {10, 10}));
+              pgas::copy(dst, dir[1].constrict(rectdomain<2>({0, 0}, {10, 5})));  // 400 bytes
+              pgas::nb_handle h = pgas::copy_nb(dst, dir[1]);                     // 800 bytes
+              pgas::sync(h);
+            }
+            pgas::barrier();
+          }) == 0);
+  unsetenv("PGAS_TRACE");
+  std::ifstream in(file);
+  REQUIRE(in.good());
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  std::remove(file.c_str());
+  // (kind, direction, owner) -> bytes, thread 0's accesses
+  std::map<std::tuple<std::string, std::string, int>, std::uint64_t> got;
+  for (const auto& a : doc.at("accesses")) {
+    if (a.at("from") != 0 || (a.at("kind") != "bulk" && a.at("kind") != "nonblocking")) continue;
+    got[{a.at("kind").get<std::string>(), a.at("dir").get<std::string>(), a.at("to").get<int>()}] +=
+        a.at("bytes").get<std::uint64_t>();
+  }
+  using key = std::tuple<std::string, std::string, int>;
+  CHECK(got.size() == 4);
+  CHECK(got[key{"bulk", "read", 1}] == 400);
+  CHECK(got[key{"bulk", "write", 0}] == 400);
+  CHECK(got[key{"nonblocking", "read", 1}] == 800);
+  CHECK(got[key{"nonblocking", "write", 0}] == 800);
 }
 
 TEST_CASE("copy outside a job is misuse") {

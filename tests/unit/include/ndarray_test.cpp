@@ -64,9 +64,9 @@ void creation_cases(failures& f) {
   EXPECT(f, A.memory_strides() == point<3>(28, 7, 1), "strides " << A.memory_strides());
   EXPECT(f, A.is_simple() && A.is_unstrided() && !A.is_column_major(), "layout");
   bool zero = true;
-  pgas::foreach (d, [&](const point<3>& p) { zero = zero && A[p] == 0.0; });
+  pgas::foreach(d, [&](const point<3>& p) { zero = zero && A[p] == 0.0; });
   EXPECT(f, zero, "not value-initialised");
-  pgas::foreach (d, [&](const point<3>& p) { A[p] = code(p, me); });
+  pgas::foreach(d, [&](const point<3>& p) { A[p] = code(p, me); });
   check_addresses(f, A);
   EXPECT(f, A(-2, 1, 3) == *A.base() && A(2, 4, 9) == code(point<3>(2, 4, 9), me), "corners");
   // Other element types are value-initialised too.
@@ -95,7 +95,7 @@ void creation_cases(failures& f) {
   EXPECT(f,
          S.size() == 3u * 3u * 3u && S.memory_strides() == point<3>(9, 3, 1) && !S.is_unstrided(),
          "strided " << S.memory_strides());
-  pgas::foreach (sd, [&](const point<3>& p) { S[p] = code(p); });
+  pgas::foreach(sd, [&](const point<3>& p) { S[p] = code(p); });
   check_addresses(f, S);
   EXPECT(f, S(7, 4, 5) == code(point<3>(7, 4, 5)) && &S(7, 4, 5) == S.base() + 26, "last");
   // An empty domain and the null array: no storage.
@@ -183,7 +183,7 @@ void remote_cases(failures& f, std::vector<pgas::ndarray<double, 3>>& dir) {
   const rectdomain<3> d({0, 0, 0}, {6, 7, 8});
   if (me == 1) {
     pgas::ndarray<double, 3, pgas::local> mine(d);
-    pgas::foreach (d, [&](const point<3>& p) { mine[p] = code(p, 1); });
+    pgas::foreach(d, [&](const point<3>& p) { mine[p] = code(p, 1); });
     dir[1] = mine;  // local to global
   }
   pgas::barrier();
@@ -192,7 +192,7 @@ void remote_cases(failures& f, std::vector<pgas::ndarray<double, 3>>& dir) {
     EXPECT(f, g.owner() == 1 && !g.is_local(), "owner " << g.owner());
     EXPECT(f, pgas::owner_of(g.base()) == 1, "not in thread 1's segment");
     bool same = true;
-    pgas::foreach (d, [&](const point<3>& p) { same = same && g[p] == code(p, 1); });
+    pgas::foreach(d, [&](const point<3>& p) { same = same && g[p] == code(p, 1); });
     EXPECT(f, same, "remote elements");
     const auto face = g.slice(2, 7);  // the face k = 7
     const auto t = g.shrink(1).permute(point<3>(2, 0, 1)).translate(point<3>(100, 0, 0));
@@ -206,7 +206,7 @@ void remote_cases(failures& f, std::vector<pgas::ndarray<double, 3>>& dir) {
     EXPECT(f, dir[1].as_local().base() == dir[1].base(), "as_local of one's own piece");
   }
   pgas::barrier();
-  dir[1] = pgas::ndarray<double, 3>();
+  if (me == 1) dir[1] = pgas::ndarray<double, 3>();  // the last reference, before the job ends
 }
 
 }  // namespace

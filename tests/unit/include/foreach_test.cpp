@@ -33,7 +33,7 @@ void check_random_domains(std::mt19937& g) {
     INFO(d);
     std::vector<point<N>> want(d.begin(), d.end());
     std::vector<point<N>> got;
-    pgas::foreach (d, [&](const point<N>& p) { got.push_back(p); });
+    pgas::foreach(d, [&](const point<N>& p) { got.push_back(p); });
     CHECK(got == want);
     std::vector<point<N>> got_n;
     pgas::foreach_n(d, [&](auto... i) { got_n.push_back(point<N>(i...)); });
@@ -63,7 +63,7 @@ TEST_CASE("foreach_n passes nd_index coordinates from nested loops, last dimensi
   CHECK(seen == want);
   int calls = 0;
   pgas::foreach_n(rectdomain<2>({0, 0}, {0, 5}), [&](nd_index, nd_index) { ++calls; });
-  pgas::foreach (rectdomain<2>({3, 3}, {1, 5}), [&](const point<2>&) { ++calls; });
+  pgas::foreach(rectdomain<2>({3, 3}, {1, 5}), [&](const point<2>&) { ++calls; });
   CHECK(calls == 0);
 }
 
@@ -72,10 +72,10 @@ TEST_CASE("foreach over a general domain visits its points in its iteration orde
                             rectdomain<2>({1, 1}, {2, 3});
   std::vector<point<2>> want(d.begin(), d.end());
   std::vector<point<2>> got;
-  pgas::foreach (d, [&](const point<2>& p) { got.push_back(p); });
+  pgas::foreach(d, [&](const point<2>& p) { got.push_back(p); });
   CHECK(got == want);
   CHECK(got.size() == d.size());
   std::vector<point<2>> none;
-  pgas::foreach (pgas::domain<2>(), [&](const point<2>& p) { none.push_back(p); });
+  pgas::foreach(pgas::domain<2>(), [&](const point<2>& p) { none.push_back(p); });
   CHECK(none.empty());
 }

@@ -107,9 +107,9 @@ TEST_CASE("checked ndarray indexing accepts every point of the domain") {
             const pgas::ndarray<int, 2> a(grid);
             const pgas::ndarray<int, 2> s(rectdomain<2>({-3, 1}, {8, 8}, {2, 3}));
             long sum = 0;
-            pgas::foreach (grid, [&](const point<2>& p) { sum += a[p] + a(p[0], p[1]); });
-            pgas::foreach (s.domain(), [&](const point<2>& p) { sum += s[p] + s(p[0], p[1]); });
-            pgas::foreach (grid.shrink(1), [&](const point<2>& p) { sum += a.shrink(1)[p]; });
+            pgas::foreach(grid, [&](const point<2>& p) { sum += a[p] + a(p[0], p[1]); });
+            pgas::foreach(s.domain(), [&](const point<2>& p) { sum += s[p] + s(p[0], p[1]); });
+            pgas::foreach(grid.shrink(1), [&](const point<2>& p) { sum += a.shrink(1)[p]; });
             EXPECT(f, sum == 0, "sum " << sum);
           }) == 0);
   check_no_failures(f);

@@ -193,7 +193,7 @@ void unit_chain(failures& f, const pgas::ndarray<int, 3, pgas::global, Layout>& 
                      .constrict(rectdomain<3>({0, 0, 0}, {50, 50, 50}));
   EXPECT(f, v.domain() == w.domain() && !v.empty(), v.domain() << " vs " << w.domain());
   bool same = true;
-  pgas::foreach (w.domain(), [&](const point<3>& p) {
+  pgas::foreach(w.domain(), [&](const point<3>& p) {
     same = same && &v[p] == &w[p] && &v(p[0], p[1], p[2]) == &w[p];
   });
   EXPECT(f, same, "unit-stride view");

@@ -488,7 +488,7 @@ TEST_CASE("ndarray_copy misuse child", "[.ndarray_copy_child]") {
 TEST_CASE("copy misuse ends the job naming the thread and the call's line") {
   check_misuse("nb_from_other_thread", "a thread the program started (not one of the 2 UPC",
                "pgas::copy_nb called from a thread that is not one of the job's 2 UPC threads");
-  check_misuse("wrong_directory", "thread 0 of 2",
+  check_misuse("wrong_directory", "of 2",
                "pgas::fill_ghosts: the directory has 1 pieces; it needs one per thread");
   check_misuse("dropped_handle", "of 2", "destroyed without pgas::sync()");
 }

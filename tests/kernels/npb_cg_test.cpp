@@ -9,26 +9,15 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/kernels/app_run.hpp"
+#include "tests/kernels/npb_run.hpp"
 
 namespace {
 
 // Runs npb_cg and checks its JSON line against the class's order and NAS's zeta.
-void check_cg(const std::string& variant, int threads, const std::string& cls, int na,
+void check_cg(const std::string& variant, int threads, const std::string& cls, std::size_t na,
               double zeta) {
-  INFO(variant << " at " << threads << " threads, class " << cls);
-  const app_test::app_output out = app_test::run_app(
-      "NPB_CG", threads, "--variant " + variant + " --class " + cls + " --reps 1");
-  INFO(out.text);
-  REQUIRE(out.status == 0);
-  const auto j = nlohmann::json::parse(app_test::json_line(out));
-  CHECK(j["kernel"] == "npb_cg");
-  CHECK(j["variant"] == variant);
-  CHECK(j["threads"] == (variant == "seq" ? 1 : threads));
-  CHECK(j["class"] == cls);
-  CHECK(j["size"] == na);
-  CHECK(j["verified"] == true);
+  const auto j = npb_test::run_class("NPB_CG", "npb_cg", variant, threads, cls, na);
   CHECK(j["niter"] == 15);
-  CHECK(j["mops"].get<double>() > 0);
   CHECK(std::abs(j["zeta"].get<double>() - zeta) <= 1e-10);
 }
 

@@ -4,12 +4,14 @@
 // triad (a = b + s·c) on the same threads and arrays of the grid's size, so that the JSON line
 // carries the stencil's bandwidth ("gbytes_per_s": one read of the input and one write of the
 // output per interior point and sweep, STREAM's way of counting) beside the machine's
-// ("triad_gbytes_per_s": 24 bytes per element) and their ratio.
+// ("triad_gbytes_per_s": 24 bytes per element) and their ratio, the two timed rep by rep in
+// turn so that both see the machine in the same state.
 // Variants (kernels/harness.hpp): seq and openmp on plain arrays; ndarray, where every thread
 // owns a slab of planes as a pgas::ndarray with a ghost plane on each side in its own segment,
 // sweeps it with pgas::foreach_n, and refreshes its ghost planes from its neighbours' slabs with
 // pgas::fill_ghosts (pgas/ndarray_copy.hpp). Entry point: main(); ndarray runs in job_body().
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
@@ -114,6 +116,39 @@ std::pair<std::size_t, std::size_t> part_of(std::size_t m, int t, int nt) {
   return {m * i / T, m * (i + 1) / T};
 }
 
+// The median, least and largest of `s` (not empty), as pk::time_reps reports them.
+timing summary_of(std::vector<double> s) {
+  std::sort(s.begin(), s.end());
+  const std::size_t n = s.size();
+  const double med = n % 2 != 0 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  return {med, s.front(), s.back(), static_cast<int>(n)};
+}
+
+// Times `reps` calls of the stencil's `once` and of `triad` alternately, after one untimed call
+// of each, with `sync` before and after each call (as pk::time_reps): on a shared machine whose
+// load changes from second to second, two series timed one after the other compare different
+// moments, and their ratio is what the JSON line reports.
+std::pair<timing, timing> time_both(int reps, const std::function<void()>& once,
+                                    const std::function<void()>& triad,
+                                    const std::function<void()>& sync) {
+  const auto timed = [&](const std::function<void()>& f) {
+    sync();
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    sync();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  sync();
+  once();
+  triad();
+  std::vector<double> s, t;
+  for (int r = 0; r < reps; ++r) {
+    s.push_back(timed(once));
+    t.push_back(timed(triad));
+  }
+  return {summary_of(s), summary_of(t)};
+}
+
 // The stencil's and the triad's bandwidth and their ratio, for the JSON line.
 nlohmann::ordered_json bandwidth_fields(std::size_t n, const timing& stencil, const timing& triad,
                                         std::size_t triad_elements) {
@@ -170,8 +205,6 @@ int run_plain(const kernel_args& args) {
   const bool ok = verify_planes(
       reference(n), n, 0, n,
       [&](std::size_t i, std::size_t j, std::size_t k) { return in[(i * n + j) * n + k]; });
-  const timing t = pk::time_reps(args.reps, once);
-
   // The triad on the same threads, each touching first the part it runs.
   pk::plain_vector<double> a(m), b(m), c(m);
 #pragma omp parallel num_threads(nt)
@@ -181,13 +214,16 @@ int run_plain(const kernel_args& args) {
     std::fill(b.data() + lo, b.data() + hi, 1.0);
     std::fill(c.data() + lo, c.data() + hi, 2.0);
   }
-  const timing tt = pk::time_reps(args.reps, [&] {
+  const auto [t, tt] = time_both(
+      args.reps, once,
+      [&] {
 #pragma omp parallel num_threads(nt)
-    {
-      const auto [lo, hi] = part_of(m, omp_get_thread_num(), omp_get_num_threads());
-      triad_part(a.data(), b.data(), c.data(), lo, hi);
-    }
-  });
+        {
+          const auto [lo, hi] = part_of(m, omp_get_thread_num(), omp_get_num_threads());
+          triad_part(a.data(), b.data(), c.data(), lo, hi);
+        }
+      },
+      [] {});
   return pk::print_result(args, nt, t, ok, bandwidth_fields(n, t, tt, m));
 }
 
@@ -261,7 +297,6 @@ int job_body(const kernel_args& args) {
     }
   }
   pgas::barrier();
-  const timing t = pk::time_reps(args.reps, once, [] { pgas::barrier(); });
 
   // The triad on the same threads: each thread's part of the three arrays in its own segment.
   const std::size_t m = n * n * n;
@@ -272,8 +307,8 @@ int job_body(const kernel_args& args) {
     b(i) = 1.0;
     c(i) = 2.0;
   });
-  const timing tt = pk::time_reps(
-      args.reps, [&] { triad_part(a.base(), b.base(), c.base(), 0, hi - lo); },
+  const auto [t, tt] = time_both(
+      args.reps, once, [&] { triad_part(a.base(), b.base(), c.base(), 0, hi - lo); },
       [] { pgas::barrier(); });
   return me == 0 ? pk::print_result(args, nt, t, ok, bandwidth_fields(n, t, tt, m)) : 0;
 }

@@ -7,8 +7,9 @@
 // row's own place) scaled by rcond^(i/na), plus (rcond - shift) on the diagonal.
 // Variants (kernels/npb_common.hpp): seq and openmp on a plain CSR matrix; ndarray with the
 // rows of A and the vectors' pieces by blocks of rows, each thread's in its own segment as
-// pgas::ndarray, p gathered from the other pieces with pgas::copy before each product and the
-// dot products through pgas::allreduce. Entry point: main(); the ndarray variant runs in job().
+// pgas::ndarray, the other threads' pieces of r gathered with pgas::copy to update p whole
+// before each product, and the dot products through pgas::allreduce. Entry point: main(); the
+// ndarray variant runs in job().
 #include <algorithm>
 #include <array>
 #include <cmath>

@@ -21,10 +21,12 @@
 // dimension with the largest memory stride outermost); neighbouring dimensions that are
 // contiguous in both arrays merge, so whole arrays, whole planes of a row-major array or
 // runs of rows copy as one std::memcpy each; a run contiguous in both is one memcpy, and a
-// strided one a loop of loads and stores of the element's size. When the two views' elements
-// may overlap in memory (views of one array), the result is as if src had been copied to a
-// temporary first (as std::memmove): such a copy goes through a buffer unless it is an exact
-// self-copy (the same elements on both sides), which does nothing.
+// strided one a loop of loads and stores of the element's size; a transposed view (the
+// source contiguous along another dimension than the destination) is copied in 32 x 32
+// blocks of those two dimensions, so that the source's lines stay in cache. When the two
+// views' elements may overlap in memory (views of one array), the result is as if src had been
+// copied to a temporary first (as std::memmove): such a copy goes through a buffer unless it
+// is an exact self-copy (the same elements on both sides), which does nothing.
 //
 // Contract.
 //   * Collective: copy and copy_nb no; exchange and fill_ghosts yes (every thread calls them,

@@ -136,7 +136,12 @@ std::string baseline_check(const summary& s) {
   if (std::find(s.variants().begin(), s.variants().end(), "c") == s.variants().end())
     return "Baseline check: not made (variant c, the plain C loops, did not run)\n";
   std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> without;  // kernels with no plain C baseline
   for (const std::string& k : s.kernels()) {
+    if (!kernel_has_variant(k, "c")) {
+      without.push_back(k);
+      continue;
+    }
     const cell *c = s.find(k, "c", 1), *seq = s.find(k, "seq", 1);
     if (c == nullptr && seq == nullptr) continue;
     const auto r = s.seq_over_c(k);
@@ -151,9 +156,14 @@ std::string baseline_check(const summary& s) {
     rows.push_back({k, r ? format_ratio(*r) : "-", verdict});
   }
   if (rows.empty()) return "";
-  return fmt::format("Baseline check: seq / plain C (kernels/plain/), at most {}\n\n",
-                     format_ratio(baseline_limit)) +
-         render(rows, 2);
+  std::string out = fmt::format("Baseline check: seq / plain C (kernels/plain/), at most {}\n\n",
+                                format_ratio(baseline_limit)) +
+                    render(rows, 2);
+  if (!without.empty()) {
+    out += fmt::format("\n  No plain C baseline (their seq is the baseline): {}\n",
+                       fmt::join(without, ", "));
+  }
+  return out;
 }
 
 std::string scaling_tables(const summary& s) {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -27,16 +28,20 @@ using json = nlohmann::ordered_json;
 /// The kernels and variants of the kernel contract (kernels/harness.hpp), in table order.
 /// Variant "c" is the plain C baseline beside each kernel (kernels/plain/), which seq is
 /// checked against.
-inline const std::vector<std::string> known_kernels = {"matmul",   "sobel",     "randomaccess",
-                                                       "cc",       "stencil2d", "matmul_tiled",
-                                                       "cholesky", "matvec",    "stencil5"};
-inline const std::vector<std::string> known_variants = {"c",      "seq",    "naive",  "privatized",
-                                                        "tables", "auto",   "cached", "coalesced",
-                                                        "cut",    "openmp", "blas",   "library"};
+inline const std::vector<std::string> known_kernels = {
+    "matmul",       "sobel",    "randomaccess", "cc",       "stencil2d",
+    "matmul_tiled", "cholesky", "matvec",       "stencil5", "jacobi",
+    "lu",           "stencil7", "npb_cg",       "npb_ft",   "npb_mg"};
+inline const std::vector<std::string> known_variants = {
+    "c",         "seq", "naive",   "privatized", "tables", "auto",   "cached",
+    "coalesced", "cut", "ndarray", "openmp",     "blas",   "library"};
 
 /// Each known kernel's variants, c (its plain C baseline) included: kernels/harness.hpp's
 /// all_variants (matmul, sobel, randomaccess), cache_variants (cc, stencil2d), tile_variants
-/// (matmul_tiled, cholesky) and cut_variants (matvec, stencil5).
+/// (matmul_tiled, cholesky), cut_variants (matvec, stencil5), reuse_variants (jacobi, lu) and
+/// the local-view N-D array kernels' seq, ndarray and openmp (stencil7 and the NAS kernels).
+/// jacobi, lu, stencil7 and the NAS kernels have no plain C baseline: their seq is the
+/// baseline.
 inline const std::map<std::string, std::vector<std::string>> kernel_variants = {
     {"matmul", {"c", "seq", "naive", "privatized", "tables", "auto", "openmp"}},
     {"sobel", {"c", "seq", "naive", "privatized", "tables", "auto", "openmp"}},
@@ -47,7 +52,23 @@ inline const std::map<std::string, std::vector<std::string>> kernel_variants = {
     {"cholesky", {"c", "seq", "naive", "cut", "openmp", "blas", "library"}},
     {"matvec", {"c", "seq", "naive", "privatized", "cut", "openmp"}},
     {"stencil5", {"c", "seq", "naive", "privatized", "cut", "openmp"}},
+    {"jacobi", {"seq", "naive", "openmp"}},
+    {"lu", {"seq", "naive", "openmp"}},
+    {"stencil7", {"seq", "ndarray", "openmp"}},
+    {"npb_cg", {"seq", "ndarray", "openmp"}},
+    {"npb_ft", {"seq", "ndarray", "openmp"}},
+    {"npb_mg", {"seq", "ndarray", "openmp"}},
 };
+
+/// The NAS Parallel Benchmarks kernels: their problem is a class (--class S|W|A), not a size.
+/// pgas-bench gives them `--class`, W unless --size KERNEL=CLASS says otherwise (S with --quick).
+inline const std::vector<std::string> class_kernels = {"npb_cg", "npb_ft", "npb_mg"};
+inline constexpr std::string_view nas_classes = "SWA";
+
+/// True for the kernels whose problem is a NAS class (class_kernels).
+inline bool class_kernel(const std::string& kernel) {
+  return std::find(class_kernels.begin(), class_kernels.end(), kernel) != class_kernels.end();
+}
 
 /// True when `kernel` has `variant` (kernel_variants); a kernel this driver does not know has
 /// every variant.

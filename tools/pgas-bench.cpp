@@ -59,7 +59,10 @@ using pgas::tools::usage_error;
 const std::map<std::string, std::size_t> quick_sizes = {
     {"matmul", 512},   {"sobel", 4096},     {"randomaccess", 1024},
     {"cc", 262144},    {"stencil2d", 1024}, {"matmul_tiled", 512},
-    {"cholesky", 512}, {"matvec", 1024},    {"stencil5", 512}};
+    {"cholesky", 512}, {"matvec", 1024},    {"stencil5", 512},
+    {"jacobi", 2048},  {"lu", 512},         {"stencil7", 128}};
+// The NAS kernels' classes (class_kernels): W unless --size says otherwise, S with --quick.
+constexpr char default_class = 'W', quick_class = 'S';
 constexpr int quick_reps = 3, quick_repeat = 3;
 
 struct options {
@@ -67,6 +70,7 @@ struct options {
   std::vector<std::string> variants = known_variants;
   std::vector<int> threads;
   std::map<std::string, std::size_t> sizes;
+  std::map<std::string, char> classes;  // class_kernels only
   int reps = 5;
   int repeat = 3;
   double timeout = 600;
@@ -133,28 +137,35 @@ std::vector<int> parse_threads(const std::string& text) {
   return {counts.begin(), counts.end()};
 }
 
-// "matmul=1024,sobel=4096".
-std::map<std::string, std::size_t> parse_sizes(const std::string& text) {
-  std::map<std::string, std::size_t> sizes;
+// "matmul=1024,sobel=4096,npb_cg=A": sizes, and classes for the NAS kernels.
+void parse_sizes(const std::string& text, options& o) {
   for (const std::string& item : split(text, ',')) {
     const std::size_t eq = item.find('=');
     if (eq == std::string::npos) {
-      throw usage_error(
-          fmt::format("--size '{}': expected KERNEL=SIZE,..., such as matmul=1024", text));
+      throw usage_error(fmt::format(
+          "--size '{}': expected KERNEL=SIZE,..., such as matmul=1024 or npb_cg=A", text));
     }
     const std::string kernel = item.substr(0, eq);
     if (!is_one_of(kernel, known_kernels)) {
       throw usage_error(fmt::format("--size '{}': unknown kernel '{}' (expected {})", text, kernel,
                                     fmt::join(known_kernels, ", ")));
     }
-    const auto size = pgas::tools::parse_count(item.substr(eq + 1));
+    const std::string value = item.substr(eq + 1);
+    if (class_kernel(kernel)) {
+      if (value.size() != 1 || nas_classes.find(value[0]) == std::string_view::npos) {
+        throw usage_error(fmt::format("--size '{}': {} takes a NAS class, one of {}, not '{}'",
+                                      text, kernel, fmt::join(nas_classes, ", "), value));
+      }
+      o.classes[kernel] = value[0];
+      continue;
+    }
+    const auto size = pgas::tools::parse_count(value);
     if (!size || *size < 1) {
       throw usage_error(
           fmt::format("--size '{}': the size of {} must be a whole number from 1", text, kernel));
     }
-    sizes[kernel] = *size;
+    o.sizes[kernel] = *size;
   }
-  return sizes;
 }
 
 int parse_int(const char* option, const std::string& text, int lo, int hi) {
@@ -319,7 +330,11 @@ run_record run_kernel(const options& o, int pass, const std::string& kernel,
   std::vector<std::string> argv = {
       o.pgasrun,   "-n",   std::to_string(threads), kernel_path(o, kernel, variant),
       "--variant", variant};
-  if (const auto it = o.sizes.find(kernel); it != o.sizes.end()) {
+  if (class_kernel(kernel)) {
+    const auto it = o.classes.find(kernel);
+    argv.insert(argv.end(),
+                {"--class", std::string(1, it == o.classes.end() ? default_class : it->second)});
+  } else if (const auto it = o.sizes.find(kernel); it != o.sizes.end()) {
     r.size = it->second;
     argv.insert(argv.end(), {"--size", std::to_string(it->second)});
   }
@@ -422,7 +437,7 @@ void find_programs(options& o) {
   }
   for (const std::string& k : o.kernels) {
     for (const std::string variant : {"seq", "c"}) {
-      if (variant == "c" && !is_one_of("c", o.variants)) continue;
+      if (variant == "c" && (!is_one_of("c", o.variants) || !kernel_has_variant(k, "c"))) continue;
       const std::string path = kernel_path(o, k, variant);
       if (access(path.c_str(), X_OK) != 0) {
         throw usage_error(
@@ -550,8 +565,9 @@ int run(int argc, char** argv) {
                         ->type_name("LIST")
                         ->multi_option_policy(last));
   running.push_back(app.add_option("--size", sizes_text,
-                                   "Problem sizes, such as matmul=1024\n"
-                                   "(default: each kernel's own)")
+                                   "Problem sizes, such as matmul=1024, and the NAS\n"
+                                   "kernels' classes, such as npb_cg=A (default: each\n"
+                                   "kernel's own size; class W)")
                         ->type_name("KERNEL=S,...")
                         ->multi_option_policy(last));
   running.push_back(app.add_option("--reps", reps_text,
@@ -615,6 +631,8 @@ int run(int argc, char** argv) {
   } else {
     if (quick) {
       o.sizes = quick_sizes;
+      for (const std::string& k : class_kernels)
+        o.classes[k] = quick_class;
       o.reps = quick_reps;
       o.repeat = quick_repeat;
       o.threads = {1, 2};
@@ -626,8 +644,7 @@ int run(int argc, char** argv) {
     if (app.count("--threads") > 0) o.threads = parse_threads(threads_text);
     if (o.threads.empty()) o.threads = default_threads();
     if (app.count("--size") > 0) {
-      for (const auto& [k, s] : parse_sizes(sizes_text))
-        o.sizes[k] = s;
+      parse_sizes(sizes_text, o);
     }
     if (app.count("--reps") > 0) o.reps = parse_int("--reps", reps_text, 1, 100000);
     if (app.count("--repeat") > 0) o.repeat = parse_int("--repeat", repeat_text, 1, 1000);
@@ -637,18 +654,23 @@ int run(int argc, char** argv) {
                          [&](const std::string& v) { return kernel_has_variant(k, v); });
     });
     if (!any) {
-      throw usage_error(
-          fmt::format("--kernels {} and --variants {} select no run (cc and stencil2d have "
-                      "cached and coalesced, matmul_tiled and cholesky cut, blas and library, "
-                      "matvec and stencil5 privatized and cut, the others privatized, tables "
-                      "and auto)",
-                      fmt::join(o.kernels, ","), fmt::join(o.variants, ",")));
+      std::vector<std::string> offered;
+      for (const std::string& k : o.kernels)
+        offered.push_back(fmt::format("{} has {}", k, fmt::join(kernel_variants.at(k), ",")));
+      throw usage_error(fmt::format("--kernels {} and --variants {} select no run ({})",
+                                    fmt::join(o.kernels, ","), fmt::join(o.variants, ","),
+                                    fmt::join(offered, "; ")));
     }
     find_programs(o);
     make_out_dir(o.out);
     json sizes = json::object();
     for (const auto& [k, s] : o.sizes) {
       if (is_one_of(k, o.kernels)) sizes[k] = s;
+    }
+    for (const std::string& k : class_kernels) {
+      const auto it = o.classes.find(k);
+      if (is_one_of(k, o.kernels))
+        sizes[k] = std::string(1, it == o.classes.end() ? default_class : it->second);
     }
     meta = {{"tool", "pgas-bench"},
             {"version", pgas::config::version},

@@ -4,8 +4,8 @@
 #   data/      a link to DATA_DIR (tests/tools/data: saved runs.json files, fake programs)
 #   pgasrun    a link to data/fake_pgasrun.sh
 #   kernels/   matmul, sobel, randomaccess, cc, stencil2d, matmul_tiled, cholesky, matvec,
-#              stencil5 and plain/
-#              with the same: links to
+#              stencil5, jacobi, lu, stencil7, npb_cg, npb_ft, npb_mg, and plain/
+#              with the first nine (the plain C baselines): links to
 #              data/fake_kernel.sh
 # so that the command names its files by relative paths (error messages and the "Files:" list
 # do not depend on where the tree is) and can run the driver end to end without real kernels.
@@ -52,9 +52,14 @@ cd "$scratch" || exit 2
 ln -s "$data" data
 ln -s data/fake_pgasrun.sh pgasrun
 mkdir -p kernels/plain
+# The kernels with a plain C baseline, then those without one (no plain/ program: pgas-bench
+# must not look for it).
 for k in matmul sobel randomaccess cc stencil2d matmul_tiled cholesky matvec stencil5; do
   ln -s ../data/fake_kernel.sh "kernels/$k"
   ln -s ../../data/fake_kernel.sh "kernels/plain/$k"
+done
+for k in jacobi lu stencil7 npb_cg npb_ft npb_mg; do
+  ln -s ../data/fake_kernel.sh "kernels/$k"
 done
 
 "$here/golden.sh" "${args[@]}" || exit 1

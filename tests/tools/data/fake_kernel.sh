@@ -1,10 +1,14 @@
 #!/bin/sh
 # A stand-in for the kernels in the pgas-bench tests, installed as matmul, sobel, randomaccess,
-# cc, stencil2d, matmul_tiled, cholesky, matvec and stencil5 (and as plain/matmul, … for the plain C baselines): it answers `--variant V [--size S] --reps R --json` with the contract's JSON line
+# cc, stencil2d, matmul_tiled, cholesky, matvec, stencil5, jacobi, lu, stencil7, npb_cg, npb_ft
+# and npb_mg (and as plain/matmul, … for the plain C baselines): it answers `--variant V
+# [--size S | --class C] --reps R --json` with the contract's JSON line (the NAS kernels take
+# --class only, and report the class's size: S 100, W 200, A 300)
 # at once, its seconds a fixed function of kernel, variant and PGAS_THREADS:
 #   base (matmul 0.4, sobel 0.08, randomaccess 0.2, cc 0.3, stencil2d 0.05, matmul_tiled 0.1,
-#   cholesky 0.02, matvec 0.01, stencil5 0.03) x factor (seq 1, naive 20, privatized 4, tables 1.05, auto 1.1, cached 2,
-#   coalesced 1.2, cut 10, openmp 1, c 0.99, blas 0.15, library 0.14)
+#   cholesky 0.02, matvec 0.01, stencil5 0.03, jacobi 0.04, lu 0.05, stencil7 0.06, npb_cg 0.07,
+#   npb_ft 0.08, npb_mg 0.09) x factor (seq 1, naive 20, privatized 4, tables 1.05, auto 1.1,
+#   cached 2, coalesced 1.2, cut 10, ndarray 0.98, openmp 1, c 0.99, blas 0.15, library 0.14)
 #   / threads (1 for seq and c).
 # With FAKE_SEQ_SLOW=1, randomaccess seq takes 1.1 times as long (the baseline check fails).
 # With FAKE_KERNEL_FAILURES=1 some runs fail on purpose: sobel naive at 2 threads does not
@@ -13,11 +17,13 @@
 kernel=$(basename "$0")
 variant=
 size=
+class=
 reps=5
 while [ $# -gt 0 ]; do
   case $1 in
     --variant) variant=$2; shift 2 ;;
     --size) size=$2; shift 2 ;;
+    --class) class=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --json) shift ;;
     *) echo "$kernel: unknown argument $1" >&2; exit 2 ;;
@@ -35,6 +41,14 @@ case $kernel in
   cholesky) base=0.02; size=${size:-1024} ;;
   matvec) base=0.01; size=${size:-4096} ;;
   stencil5) base=0.03; size=${size:-1024} ;;
+  jacobi) base=0.04; size=${size:-1024} ;;
+  lu) base=0.05; size=${size:-512} ;;
+  stencil7) base=0.06; size=${size:-256} ;;
+  npb_cg|npb_ft|npb_mg)
+    case $kernel in npb_cg) base=0.07 ;; npb_ft) base=0.08 ;; *) base=0.09 ;; esac
+    [ -z "$size" ] || { echo "$kernel: takes --class, not --size" >&2; exit 2; }
+    case $class in S) size=100 ;; W) size=200 ;; A) size=300 ;;
+      *) echo "$kernel: --class S, W or A is required" >&2; exit 2 ;; esac ;;
   *) echo "$kernel: unknown kernel" >&2; exit 2 ;;
 esac
 case $variant in
@@ -47,6 +61,7 @@ case $variant in
   cached) factor=2 ;;
   coalesced) factor=1.2 ;;
   cut) factor=10 ;;
+  ndarray) factor=0.98 ;;
   blas) factor=0.15 ;;
   library) factor=0.14 ;;
   *) echo "$kernel: unknown variant $variant" >&2; exit 2 ;;

@@ -395,6 +395,24 @@ int launch(int argc, char** argv) {
   }
   if (command.empty()) throw usage_error("no program to run (see pgasrun --help)");
   check_program(command.front());
+  // Two recordings into one file would leave only the one written last; the reuse options
+  // without a reuse recording would be silently ignored.
+  const auto env_text = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v == nullptr ? std::string() : std::string(v);
+  };
+  const std::string trace_file = env_text("PGAS_TRACE"), reuse_file = env_text("PGAS_REUSE");
+  if (!trace_file.empty() && std::filesystem::path(trace_file).lexically_normal() ==
+                                 std::filesystem::path(reuse_file).lexically_normal()) {
+    throw usage_error("--trace and --reuse (PGAS_TRACE and PGAS_REUSE) both name " + trace_file +
+                      ": each recording needs its own file");
+  }
+  for (const char* option : {"--reuse-grain", "--reuse-mode"}) {
+    if (app.count(option) > 0 && reuse_file.empty()) {
+      throw usage_error(std::string(option) +
+                        " applies to a reuse recording: give --reuse[=FILE] (or PGAS_REUSE) too");
+    }
+  }
   // A file that cannot be written is found now, not after a long run: the job would not start
   // anyway.
   for (const auto& [name, option] :

@@ -71,7 +71,27 @@ std::string read_bounded_file(const std::string& path, std::size_t max_bytes) {
   return text;
 }
 
+namespace {
+
+// A path that already names something other than a regular file (a directory, a device such
+// as /dev/null, a FIFO, a socket; through a symbolic link too, as /dev/stdout) is refused:
+// renaming a new file over it would replace the device node or the link in /dev, which is
+// never what the user meant. A dangling link, or a link to a regular file, is replaced.
+void check_target(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;
+  throw file_error(fmt::format("cannot write {}: it is {}", path,
+                               S_ISDIR(st.st_mode) ? "a directory"
+                               : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
+                                   ? "a device, not a regular file"
+                               : S_ISFIFO(st.st_mode) ? "a FIFO, not a regular file"
+                                                      : "not a regular file"));
+}
+
+}  // namespace
+
 void replace_file(const std::string& path, std::string_view text) {
+  check_target(path);
   std::string temp = path + ".XXXXXX";
   const descriptor d{::mkstemp(temp.data())};
   if (d.fd < 0) throw file_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
@@ -93,9 +113,7 @@ void replace_file(const std::string& path, std::string_view text) {
 }
 
 void check_replaceable(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    throw file_error(fmt::format("cannot write {}: it is a directory", path));
+  check_target(path);
   std::string temp = path + ".XXXXXX";
   const descriptor d{::mkstemp(temp.data())};
   if (d.fd < 0) throw file_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));

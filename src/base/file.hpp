@@ -28,11 +28,14 @@ std::string read_bounded_file(const std::string& path, std::size_t max_bytes);
 
 /// Writes `text` to `path` as a new file (mode 0644 less the umask) in the same directory,
 /// then renames it over `path`: a reader sees the old content or the new, and a symbolic link
-/// at `path` is replaced rather than written through. Throws file_error naming the path.
+/// at `path` is replaced rather than written through. A `path` that names a directory, a
+/// device, a FIFO or a socket (itself or through a link, as /dev/null or /dev/stdout) is
+/// refused, never replaced. Throws file_error naming the path.
 void replace_file(const std::string& path, std::string_view text);
 
 /// Throws file_error, as replace_file would, when `path` could not be replaced now: its
-/// directory does not let this process create a file there, or `path` names a directory. For
+/// directory does not let this process create a file there, or `path` names a directory, a
+/// device, a FIFO or a socket. For
 /// checking a file that will be written at the end of a long run before the run starts.
 void check_replaceable(const std::string& path);
 

@@ -6,6 +6,7 @@
 //
 // Meson passes PGASRUN, PROGRAMS (the built programs) and PROGRAM_SOURCES (their sources,
 // whose @markers give the lines).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -226,4 +227,37 @@ TEST_CASE("reuse: a file that cannot be written stops the job before any thread 
   CHECK(r.status == 2);
   CHECK(contains(r.err, "PGAS_REUSE: cannot write /nonexistent-dir/x.reuse: "));
   CHECK_FALSE(fs::exists(marker + ".body"));
+}
+
+TEST_CASE("reuse: one file for both recordings, a FIFO, or reuse options alone are usage errors",
+          "[reuse]") {
+  scratch dir;
+  const std::string marker = dir.file("marker");
+  REQUIRE(mkfifo(dir.file("fifo").c_str(), 0600) == 0);
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--reuse=" + dir.file("x"), "--trace=" + dir.file("x")},
+       "pgasrun: error: --trace and --reuse (PGAS_TRACE and PGAS_REUSE) both name " +
+           dir.file("x") + ": each recording needs its own file"},
+      {{"--reuse-grain=line"},
+       "pgasrun: error: --reuse-grain applies to a reuse recording: give --reuse[=FILE] (or "
+       "PGAS_REUSE) too"},
+      {{"--reuse-mode", "approximate"}, "pgasrun: error: --reuse-mode applies to a reuse"},
+      {{"--reuse=" + dir.file("fifo")},
+       "pgasrun: error: --reuse: cannot write " + dir.file("fifo") +
+           ": it is a FIFO, not a regular file"},
+  };
+  for (const auto& [options, message] : cases) {
+    std::vector<std::string> argv{env_or_fail("PGASRUN"), "-n", "2"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back(program("trace_start"));
+    const result r = run_command(argv, kill_after, {"TRACE_MARKER=" + marker});
+    INFO(r);
+    REQUIRE(r.exited);
+    CHECK(r.status == 2);
+    CHECK(r.err.rfind(message, 0) == 0);
+    CHECK_FALSE(fs::exists(marker + ".main"));
+  }
+  struct stat st {};
+  REQUIRE(lstat(dir.file("fifo").c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));  // not replaced
 }

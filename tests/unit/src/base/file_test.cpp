@@ -108,3 +108,28 @@ TEST_CASE("replace_file writes a new file and never writes through a planted lin
   std::remove(target.c_str());
   CHECK(rmdir(dir) == 0);
 }
+
+TEST_CASE("replace_file and check_replaceable refuse a FIFO or device, never replacing it",
+          "[file]") {
+  char dir[] = "/tmp/pgas-replace-test-XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string fifo = std::string(dir) + "/fifo";
+  const std::string link = std::string(dir) + "/out.reuse";  // a link to the FIFO
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  REQUIRE(symlink(fifo.c_str(), link.c_str()) == 0);
+  for (const std::string& path : {fifo, link}) {
+    CHECK_THROWS_WITH(pgas::detail::replace_file(path, "x"),
+                      Contains("cannot write " + path) && Contains("a FIFO"));
+    CHECK_THROWS_WITH(pgas::detail::check_replaceable(path), Contains("a FIFO"));
+  }
+  struct stat st {};
+  REQUIRE(lstat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));  // still the FIFO
+  REQUIRE(lstat(link.c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));  // still the link
+  // A character device, reached through a link as /dev/stdout is: checked, not replaced.
+  CHECK_THROWS_WITH(pgas::detail::check_replaceable("/dev/null"), Contains("a device"));
+  std::remove(link.c_str());
+  std::remove(fifo.c_str());
+  CHECK(rmdir(dir) == 0);
+}

@@ -27,6 +27,9 @@ struct tiling {
   std::size_t volume = 1;
 };
 
+// An index plus an offset, which may pass 2^63 in a misuse message.
+__extension__ typedef __int128 wide_index;
+
 std::string index_text(std::span<const std::ptrdiff_t> v) {
   return fmt::format("({})", fmt::join(v, ", "));
 }
@@ -210,22 +213,29 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
   // Every access must stay inside the array for every iteration of the box (the box's corners).
   for (std::size_t a = 0; a < k.size(); ++a) {
     for (std::size_t d = 0; d < rank_; ++d) {
-      const std::ptrdiff_t first = static_cast<std::ptrdiff_t>(lo[d]) + k[a][d];
-      const std::ptrdiff_t last = static_cast<std::ptrdiff_t>(hi[d]) - 1 + k[a][d];
-      if (first >= 0 && last < static_cast<std::ptrdiff_t>(t.ext[d])) continue;
+      // An offset at least as long as the dimension leaves it from any iteration; checked
+      // first, so that lo + k and hi - 1 + k below cannot overflow.
+      const auto ext = static_cast<std::ptrdiff_t>(t.ext[d]);
+      const bool short_offset = k[a][d] > -ext && k[a][d] < ext;
+      const std::ptrdiff_t first =
+          short_offset ? static_cast<std::ptrdiff_t>(lo[d]) + k[a][d] : (k[a][d] < 0 ? -1 : ext);
+      const std::ptrdiff_t last =
+          short_offset ? static_cast<std::ptrdiff_t>(hi[d]) - 1 + k[a][d] : first;
+      if (first >= 0 && last < ext) continue;
       std::vector<std::ptrdiff_t> iter(rank_);
-      std::vector<std::ptrdiff_t> at(rank_);
       for (std::size_t e = 0; e < rank_; ++e)
         iter[e] = static_cast<std::ptrdiff_t>(lo[e]);
       iter[d] =
           first < 0 ? static_cast<std::ptrdiff_t>(lo[d]) : static_cast<std::ptrdiff_t>(hi[d]) - 1;
+      // The index read, in 128 bits: an offset near 2^63 must not wrap in the message either.
+      std::vector<std::string> at(rank_);
       for (std::size_t e = 0; e < rank_; ++e)
-        at[e] = iter[e] + k[a][e];
+        at[e] = fmt::format("{}", static_cast<wide_index>(iter[e]) + k[a][e]);
       detail::misuse(
           fmt::format("locality cuts: access {} (offset {}) leaves the array at iteration {}: "
                       "it reads {}, outside the extents [{}]",
-                      a, index_text(k[a]), index_text(iter), index_text(at),
-                      fmt::join(l.extents(), "][")),
+                      a, index_text(k[a]), index_text(iter),
+                      fmt::format("({})", fmt::join(at, ", ")), fmt::join(l.extents(), "][")),
           where);
     }
   }

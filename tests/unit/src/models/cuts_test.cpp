@@ -9,6 +9,7 @@
 #include <pgas/error.hpp>
 
 #include <cstddef>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -227,6 +228,20 @@ TEST_CASE("cut_plan's misuse throws usage_error outside a job, naming the proble
         cut_plan(l, pgas::box{{0, 7}, {0, 8}}, pgas::offsets{{0, 0}, {-1, 0}}, 0);
       },
       "access 1 (offset (-1, 0)) leaves the array at iteration (0, 0)");
+  // Offsets near 2^63 leave the array too (lo + k would wrap), named without wrapping.
+  constexpr std::ptrdiff_t huge = std::numeric_limits<std::ptrdiff_t>::max();
+  throws(
+      [&] {
+        cut_plan(l, pgas::box{{0, 7}, {0, 6}}, pgas::offsets{{huge, 2}}, 0);
+      },
+      "access 0 (offset (9223372036854775807, 2)) leaves the array at iteration (6, 0): it "
+      "reads (9223372036854775813, 2)");
+  throws(
+      [&] {
+        cut_plan(l, pgas::box{{1, 7}, {0, 6}}, pgas::offsets{{0, -huge - 1}}, 0);
+      },
+      "access 0 (offset (0, -9223372036854775808)) leaves the array at iteration (1, 0): it "
+      "reads (1, -9223372036854775808)");
   throws(
       [&] {
         cut_plan(l, pgas::box{{0, 9}, {0, 8}}, pgas::offsets{{0, 0}}, 0);

@@ -2,4 +2,6 @@
 // A point of rank 3 from two integers: exactly N are needed.
 #include <pgas/point.hpp>
 
-pgas::point<3> misuse() { return pgas::point<3>(1, 2); }
+pgas::point<3> misuse() {
+  return pgas::point<3>(1, 2);
+}

@@ -2,4 +2,6 @@
 // Points of different ranks do not mix.
 #include <pgas/point.hpp>
 
-void misuse(pgas::point<2> p, pgas::point<3> q) { (void)(p + q); }
+void misuse(pgas::point<2> p, pgas::point<3> q) {
+  (void)(p + q);
+}

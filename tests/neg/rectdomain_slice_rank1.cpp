@@ -2,4 +2,6 @@
 // slice() drops a dimension: a rank-1 domain has none to spare.
 #include <pgas/rectdomain.hpp>
 
-void misuse(const pgas::rectdomain<1>& r) { (void)r.slice(0); }
+void misuse(const pgas::rectdomain<1>& r) {
+  (void)r.slice(0);
+}

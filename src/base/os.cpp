@@ -318,6 +318,19 @@ int os_bind_memory(void* addr, std::size_t bytes, int node) noexcept {
   return mbind(addr, bytes, MPOL_BIND, mask, std::size(mask) * bits, 0) == 0 ? 0 : -errno;
 }
 
+int os_populate_write(void* addr, std::size_t bytes) noexcept {
+#ifndef MADV_POPULATE_WRITE
+  constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14; glibc 2.36 names it
+#endif
+  if (bytes == 0) return 0;
+  const std::uintptr_t page = os_page_size();
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(addr) & ~(page - 1);
+  const std::uintptr_t end =
+      (reinterpret_cast<std::uintptr_t>(addr) + bytes + page - 1) & ~(page - 1);
+  return madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE) == 0 ? 0
+                                                                                        : -errno;
+}
+
 int os_advise_hugepages(void* addr, std::size_t bytes) noexcept {
   return madvise(addr, bytes, MADV_HUGEPAGE) == 0 ? 0 : -errno;
 }

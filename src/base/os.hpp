@@ -145,6 +145,10 @@ int os_make_accessible(void* addr, std::size_t bytes) noexcept;
 int os_make_readonly(void* addr, std::size_t bytes) noexcept;
 /// Binds a range's memory policy to one NUMA node (MPOL_BIND), moving nothing.
 int os_bind_memory(void* addr, std::size_t bytes, int node) noexcept;
+/// Faults a range's pages in writable without storing to them (MADV_POPULATE_WRITE), under the
+/// range's memory policy and from the calling thread's node, as a first touch would. The range
+/// is widened to whole pages. -EINVAL where the kernel predates Linux 5.14.
+int os_populate_write(void* addr, std::size_t bytes) noexcept;
 /// Asks for transparent huge pages on a range (MADV_HUGEPAGE).
 int os_advise_hugepages(void* addr, std::size_t bytes) noexcept;
 /// The node a page's memory policy binds it to (get_mempolicy MPOL_F_ADDR): the first node of

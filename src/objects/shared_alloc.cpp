@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <jemalloc/jemalloc.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <limits>
 #include <mutex>
@@ -197,14 +198,16 @@ shared_alloc all_alloc(std::size_t nblocks, std::size_t nbytes, std::source_loca
     detail::trace_allocation(a.offset(), *part, -1, where);
     detail::reuse_allocation(a.offset(), *part, nbytes, -1);
   }
-  // First touch by the owner: one write per page of this thread's part. An atomic add of 0,
-  // not p[i] = p[i]: all_alloc ends without a barrier, so another thread may already read or
-  // write this part (a store between the re-write's load and store would be lost; the thread
-  // sanitizer reported a software cache's fill racing with it).
+  // First touch by the owner, so that its pages come from its node. all_alloc ends without a
+  // barrier, so another thread may already read or write this part: the kernel faults the pages
+  // in without storing to them. Before Linux 5.14, an atomic add of 0 per page (not p[i] = p[i],
+  // whose store could overwrite another thread's between its load and store).
   auto* p = static_cast<char*>(a.part(mythread()));
-  const std::size_t page = detail::os_page_size();
-  for (std::size_t i = 0; i < *part; i += page)
-    __atomic_fetch_add(p + i, 0, __ATOMIC_RELAXED);
+  if (detail::os_populate_write(p, *part) == -EINVAL) {
+    const std::size_t page = detail::os_page_size();
+    for (std::size_t i = 0; i < *part; i += page)
+      __atomic_fetch_add(p + i, 0, __ATOMIC_RELAXED);
+  }
   return a;
 }
 

@@ -71,6 +71,28 @@ TEST_CASE("unbound jobs leave the default policy; untouched pages are nowhere", 
   CHECK(untouched.page_node == -1);
 }
 
+TEST_CASE("all_alloc faults its part in on the owner's node, without writing", "[alloc][numa]") {
+  std::vector<pgas::memory_location> first(2), last(2);
+  std::atomic<int> nonzero{0};
+  pgas::run(test_job(2), 0, nullptr, [&] {
+    pgas::shared_alloc a = pgas::all_alloc(2, std::size_t{3} << 20);  // 3 MiB per thread
+    const auto me = static_cast<std::size_t>(pgas::mythread());
+    const auto* part = static_cast<const char*>(a.part(pgas::mythread()));
+    first[me] = pgas::locate(part);
+    last[me] = pgas::locate(part + a.part_bytes() - 1);
+    for (std::size_t i = 0; i < a.part_bytes(); i += 4096)
+      if (part[i] != 0) nonzero++;
+    pgas::barrier();
+    pgas::all_free(a);
+  });
+  CHECK(nonzero == 0);
+  for (std::size_t t = 0; t < 2; ++t) {
+    INFO("thread " << t);
+    CHECK(first[t].page_node == 0);
+    CHECK(last[t].page_node == 0);
+  }
+}
+
 TEST_CASE("all_alloc is symmetric and laid out block-cyclically", "[alloc]") {
   const int n = 3;
   std::atomic<int> bad{0};

@@ -12,6 +12,7 @@
 #include <string>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 namespace app_test {
 
@@ -58,6 +59,22 @@ inline std::string json_line(const app_output& out) {
   const std::size_t at = out.text.find("{\"kernel\"");
   REQUIRE(at != std::string::npos);
   return out.text.substr(at, out.text.find('\n', at) - at);
+}
+
+// `pgasrun -n threads $program --variant V args`: requires status 0 and returns the kernel
+// contract's JSON line, checked for what every kernel's carries: kernel, variant, threads (1
+// for seq) and verified.
+inline nlohmann::json run_kernel(const char* program_env, const std::string& kernel,
+                                 const std::string& variant, int threads, const std::string& args) {
+  const app_output out = run_app(program_env, threads, "--variant " + variant + " " + args);
+  INFO(out.text);
+  REQUIRE(out.status == 0);
+  nlohmann::json j = nlohmann::json::parse(json_line(out));
+  CHECK(j["kernel"] == kernel);
+  CHECK(j["variant"] == variant);
+  CHECK(j["threads"] == (variant == "seq" ? 1 : threads));
+  CHECK(j["verified"] == true);
+  return j;
 }
 
 inline bool close(double got, double want, double rel) {

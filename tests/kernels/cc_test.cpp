@@ -55,17 +55,9 @@ std::size_t components(std::size_t n) {
 // Runs cc and checks its JSON line against the graph's component count.
 void check_cc(const char* variant, int threads, std::size_t n, std::size_t want) {
   INFO(variant << " at " << threads << " threads, " << n << " vertices");
-  const app_test::app_output out = app_test::run_app(
-      "CC", threads,
-      std::string("--variant ") + variant + " --size " + std::to_string(n) + " --reps 1");
-  INFO(out.text);
-  REQUIRE(out.status == 0);
-  const auto j = nlohmann::json::parse(app_test::json_line(out));
-  CHECK(j["kernel"] == "cc");
-  CHECK(j["variant"] == variant);
-  CHECK(j["threads"] == (std::string(variant) == "seq" ? 1 : threads));
+  const nlohmann::json j = app_test::run_kernel("CC", "cc", variant, threads,
+                                                "--size " + std::to_string(n) + " --reps 1");
   CHECK(j["size"] == n);
-  CHECK(j["verified"] == true);
   CHECK(j["edges"] == 4 * n);
   CHECK(j["components"] == want);
 }

@@ -17,17 +17,10 @@ inline nlohmann::json run_class(const char* program_env, const std::string& kern
                                 const std::string& variant, int threads, const std::string& cls,
                                 std::size_t size) {
   INFO(kernel << ' ' << variant << " at " << threads << " threads, class " << cls);
-  const app_test::app_output out = app_test::run_app(
-      program_env, threads, "--variant " + variant + " --class " + cls + " --reps 1");
-  INFO(out.text);
-  REQUIRE(out.status == 0);
-  const auto j = nlohmann::json::parse(app_test::json_line(out));
-  CHECK(j["kernel"] == kernel);
-  CHECK(j["variant"] == variant);
-  CHECK(j["threads"] == (variant == "seq" ? 1 : threads));
+  const nlohmann::json j =
+      app_test::run_kernel(program_env, kernel, variant, threads, "--class " + cls + " --reps 1");
   CHECK(j["class"] == cls);
   CHECK(j["size"] == size);
-  CHECK(j["verified"] == true);
   CHECK(j["mops"].get<double>() > 0);
   return j;
 }

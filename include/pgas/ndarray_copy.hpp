@@ -257,10 +257,24 @@ void nd_fill_ghosts(const Mine& mine, std::size_t pieces, const Piece& piece, gh
                " pieces; it needs one per thread (THREADS is " + std::to_string(threads()) + ")",
            where);
   }
-  barrier(where);
   const auto me = static_cast<std::size_t>(mythread());
+  const auto own = piece(me).domain();
+  barrier(where);
   for (std::size_t t = 0; t < pieces; ++t) {
-    if (t != me) pgas::copy(mine, piece(t), where);
+    if (t == me) continue;
+    const auto& other = piece(t);
+    // Overlapping owned pieces would overwrite owned elements with another thread's copy of
+    // them (a silent wrong answer and a race); a directory that differs between threads shows
+    // as one too, from some thread, when it names a thread's piece under another's number.
+    if (!(other.domain() * own).empty()) [[unlikely]] {
+      misuse("pgas::fill_ghosts: the directory's piece " + std::to_string(t) + " " +
+                 to_string(other.domain()) + " overlaps this thread's own piece " +
+                 std::to_string(me) + " " + to_string(own) +
+                 " (owned pieces must be disjoint and every thread's directory the same; whole "
+                 "pieces with their ghosts need the form fill_ghosts(mine, pieces, width))",
+             where);
+    }
+    pgas::copy(mine, other, where);
   }
   if (sync == ghost_sync::entry_and_exit) barrier(where);
 }
@@ -275,8 +289,13 @@ void nd_fill_ghosts(const Mine& mine, std::size_t pieces, const Piece& piece, gh
 /// that only ghost points of `mine` are written. Collective: every thread calls it with its
 /// own piece and the same directory (owned.size() == THREADS); a barrier on entry (every
 /// thread's owned elements are written before any is read) and, with ghost_sync::entry_and_exit
-/// (the default), one on exit (see ghost_sync). Misuse: owned.size() != THREADS, a call outside
-/// a job, and the barriers' own (a thread that does not call it).
+/// (the default), one on exit (see ghost_sync). Misuse: owned.size() != THREADS; a piece
+/// owned[t] whose domain meets the calling thread's own, owned[mythread()] (overlapping
+/// pieces, or whole pieces with their ghosts given to this form: each thread checks its own
+/// piece against the others, so every overlap is reported by some thread, and so is a
+/// directory that differs between threads when one names a thread's piece under another's
+/// number; directories that differ otherwise are not detected); a call outside a job; and the
+/// barriers' own (a thread that does not call it).
 template <class T, int N, class L, class Y, class T2, class L2, class Y2>
 void fill_ghosts(const ndarray<T, N, L, Y>& mine, std::span<const ndarray<T2, N, L2, Y2>> owned,
                  ghost_sync sync = ghost_sync::entry_and_exit,
@@ -295,11 +314,15 @@ void fill_ghosts(const ndarray<T, N, L, Y>& mine, const std::vector<ndarray<T2, 
 /// thread's whole grid), each owning its interior: the piece without `width` layers on every
 /// face, pieces[t].shrink(width). Pieces whose interiors tile the grid (every thread's grid
 /// its box accreted by `width`) are what this form is for; other partitions pass the owned
-/// views to the form above.
+/// views to the form above. Misuse: a negative width, and the form above's.
 template <class T, int N, class L, class Y, class T2, class L2, class Y2>
 void fill_ghosts(const ndarray<T, N, L, Y>& mine, std::span<const ndarray<T2, N, L2, Y2>> pieces,
                  nd_index width, ghost_sync sync = ghost_sync::entry_and_exit,
                  std::source_location where = std::source_location::current()) {
+  if (width < 0) [[unlikely]]
+    detail::misuse("pgas::fill_ghosts: the ghost width " + std::to_string(width) +
+                       " is negative (it is the layers each piece has beyond what it owns)",
+                   where);
   detail::nd_fill_ghosts(
       mine, pieces.size(), [&](std::size_t t) { return pieces[t].shrink(width, where); }, sync,
       where);

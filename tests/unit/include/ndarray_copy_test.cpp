@@ -461,6 +461,34 @@ void wrong_directory() {
   pgas::fill_ghosts(a, dir);
 }
 
+// Each thread's slab of an 8 x 2 x 2 grid with a ghost plane on each side.
+grid3 slab_with_ghosts() {
+  const nd_index me = pgas::mythread();
+  return grid3(rectdomain<3>({4 * me, 0, 0}, {4 * me + 4, 2, 2}).accrete(1, -1).accrete(1, 1));
+}
+
+void whole_pieces_as_owned() {
+  const grid3 g = slab_with_ghosts();
+  const std::vector<grid3> dir = pgas::exchange(g);
+  misuse_announce(__LINE__ + 1);
+  pgas::fill_ghosts(g, dir);
+}
+
+void inconsistent_directory() {
+  const grid3 g = slab_with_ghosts();
+  std::vector<grid3> dir = pgas::exchange(g.shrink(1, -1).shrink(1, 1));
+  if (pgas::mythread() == 1) dir[0] = dir[1];
+  misuse_announce(__LINE__ + 1);
+  pgas::fill_ghosts(g, dir);
+}
+
+void negative_width() {
+  const grid3 g = slab_with_ghosts();
+  const std::vector<grid3> dir = pgas::exchange(g);
+  misuse_announce(__LINE__ + 1);
+  pgas::fill_ghosts(g, dir, -1);
+}
+
 void dropped_handle() {
   const ndarray<double, 1> a(rectdomain<1>({0}, {1 << 18})), b(rectdomain<1>({0}, {1 << 18}));
   misuse_announce(__LINE__ + 1);
@@ -471,6 +499,9 @@ constexpr misuse_child_case child_cases[] = {
     {"nb_from_other_thread", 2, nb_from_other_thread},
     {"wrong_directory", 2, wrong_directory},
     {"dropped_handle", 2, dropped_handle},
+    {"whole_pieces_as_owned", 2, whole_pieces_as_owned},
+    {"inconsistent_directory", 2, inconsistent_directory},
+    {"negative_width", 2, negative_width},
 };
 
 void check_misuse(const std::string& name, const std::string& thread, const std::string& what) {
@@ -491,4 +522,10 @@ TEST_CASE("copy misuse ends the job naming the thread and the call's line") {
   check_misuse("wrong_directory", "of 2",
                "pgas::fill_ghosts: the directory has 1 pieces; it needs one per thread");
   check_misuse("dropped_handle", "of 2", "destroyed without pgas::sync()");
+  check_misuse("whole_pieces_as_owned", "of 2",
+               "pgas::fill_ghosts: the directory's piece ");  // either thread may report first
+  check_misuse("inconsistent_directory", "thread 1 of 2",
+               "pgas::fill_ghosts: the directory's piece 0 [(4, 0, 0):(8, 2, 2):(1, 1, 1)] "
+               "overlaps this thread's own piece 1 [(4, 0, 0):(8, 2, 2):(1, 1, 1)]");
+  check_misuse("negative_width", "of 2", "pgas::fill_ghosts: the ghost width -1 is negative");
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include <omp.h>
+#include <unistd.h>
 #include <pgas/pgas.hpp>
 
 #include "harness.hpp"
@@ -322,6 +323,22 @@ int main(int argc, char** argv) {
       "point 0.4 of itself plus 0.1 of each of its 6 face neighbours, beside the STREAM triad "
       "on the same threads",
       256, 3, variants);
+  // A grid larger than the machine's memory would fail in its allocation, as the runtime's
+  // uncaught bad_shared_alloc or std::vector's abort: refuse it as a usage error first. Five
+  // arrays of size^3 doubles (the two grids and the triad's three) at least, in double so
+  // that no size the option accepts overflows.
+  const double cube = static_cast<double>(args.size) * static_cast<double>(args.size) *
+                      static_cast<double>(args.size);
+  const double need = 5 * 8 * cube;
+  const double have =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (need > have) {
+    std::fprintf(stderr,
+                 "stencil7: --size %zu needs at least %.3g GB (five arrays of %zu^3 doubles); "
+                 "this machine has %.3g GB of memory\n",
+                 args.size, need / 1e9, args.size, have / 1e9);
+    return 2;
+  }
   if (args.variant == "seq" || args.variant == "openmp") return run_plain(args);
   return pgas::run(argc, argv, [&] { return job_body(args); });
 }

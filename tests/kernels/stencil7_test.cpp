@@ -52,11 +52,16 @@ TEST_CASE("stencil7: threads that own one interior plane or none", "[stencil7]")
   run_verified("ndarray", 2, 5);  // three: one and two
 }
 
-TEST_CASE("stencil7 refuses a bad --size or --variant with status 2", "[stencil7]") {
+TEST_CASE("stencil7 refuses a bad --size or --variant, or a grid too large, with status 2",
+          "[stencil7]") {
   for (const auto& [args, message] :
        {std::pair<std::string, std::string>{"--variant seq --size 2", "--size"},
         {"--variant naive --size 8", "--variant"},
-        {"--size 8", "--variant"}}) {
+        {"--size 8", "--variant"},
+        // Grids beyond any machine's memory: refused before they are allocated.
+        {"--variant seq --size 1048576", "stencil7: --size 1048576 needs at least"},
+        {"--variant ndarray --size 1048576", "stencil7: --size 1048576 needs at least"},
+        {"--variant openmp --size 300000", "stencil7: --size 300000 needs at least"}}) {
     INFO(args);
     const app_test::app_output out = app_test::run_app("STENCIL7", 1, args);
     INFO(out.text);

@@ -503,11 +503,13 @@ std::vector<run_record> run_all(const options& o, const json& meta) {
 
 constexpr const char* description =
     "Runs the benchmark kernels (matmul, sobel, randomaccess, cc, stencil2d,\n"
-    "matmul_tiled, cholesky, matvec, stencil5) in each of their variants (c, seq, naive, "
-    "privatized,\n"
-    "tables, auto, cached, coalesced, cut, openmp, blas, library: cc and stencil2d\n"
+    "matmul_tiled, cholesky, matvec, stencil5, jacobi, lu, stencil7, npb_cg, npb_ft,\n"
+    "npb_mg) in each of their variants (c, seq, naive, privatized, tables, auto,\n"
+    "cached, coalesced, cut, ndarray, openmp, blas, library: cc and stencil2d\n"
     "have cached and coalesced instead of privatized, tables and auto, matmul_tiled\n"
-    "and cholesky cut, blas and library, matvec and stencil5 privatized and cut)\n"
+    "and cholesky cut, blas and library, matvec and stencil5 privatized and cut,\n"
+    "jacobi and lu seq, naive and openmp, stencil7 and the NAS kernels seq, ndarray\n"
+    "and openmp, with seq as their baseline)\n"
     "at each thread count through pgasrun, in M\n"
     "interleaved passes, and prints each variant's overhead over\n"
     "sequential C at 1 thread (Serres et al., Table I) and its speedup over seq at\n"

@@ -44,8 +44,10 @@
 //     a std::shared_ptr), never a deep copy; pgas::copy (<pgas/ndarray_copy.hpp>) copies
 //     elements. The storage is reference counted (an atomic count: references may be copied
 //     and dropped by any threads at once) and freed with pgas::free when the last reference
-//     goes. The last reference must go before the job ends (pgas::run returns): one dropped
-//     after that frees nothing, as the shared space is gone.
+//     goes. The last reference should go before the job ends (pgas::run returns): one copied
+//     or dropped after that (a static ndarray destroyed at exit) touches nothing, as the
+//     shared space is gone, and its elements must not be used; one kept into a later job is
+//     undefined.
 //   * Views (constrict, translate, slice, shrink, border, permute, transpose, inject,
 //     project) are O(1), share the storage and compose (views of views). A view of another
 //     thread's piece, kept as global, indexes it directly.
@@ -657,13 +659,15 @@ class ndarray {
     set_lower();
   }
 
+  // After the job the shared space is gone, and with it the allocation and its count: a
+  // reference copied or dropped then (a static ndarray at exit) must not touch them.
   void retain() const noexcept {
-    if (store_ != nullptr) store_->refs.fetch_add(1, std::memory_order_relaxed);
+    if (store_ != nullptr && in_job()) store_->refs.fetch_add(1, std::memory_order_relaxed);
   }
   void release() noexcept {
-    if (store_ != nullptr && store_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      // After the job the shared space is gone, and with it the allocation.
-      if (in_job()) pgas::free(static_cast<void*>(store_));
+    if (store_ != nullptr && in_job() &&
+        store_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      pgas::free(static_cast<void*>(store_));
     }
     store_ = nullptr;
   }

@@ -230,6 +230,21 @@ TEST_CASE("ndarray copies are references; the last one frees the elements") {
   check_no_failures(f);
 }
 
+TEST_CASE("an ndarray kept past its job is copied and dropped without touching the space") {
+  // What a static ndarray does at exit: its elements and their count went with the job.
+  pgas::ndarray<double, 2> kept;
+  REQUIRE(pgas::run(test_job(2), 0, nullptr, [&] {
+            if (pgas::mythread() == 1)
+              kept = pgas::ndarray<double, 2>(rectdomain<2>({0, 0}, {64, 64}));
+          }) == 0);
+  REQUIRE(!kept.is_null());
+  pgas::ndarray<double, 2> copy = kept;  // NOLINT(performance-unnecessary-copy-initialization)
+  CHECK(copy.domain() == kept.domain());
+  kept = pgas::ndarray<double, 2>();
+  copy = pgas::ndarray<double, 2>();
+  CHECK(copy.is_null());
+}
+
 TEST_CASE("ndarray converts const, locality and layout, implicitly only when always valid") {
   failures f;
   REQUIRE(pgas::run(test_job(1), 0, nullptr, [&] { conversion_cases(f); }) == 0);

@@ -300,15 +300,16 @@ class ndarray {
       : ndarray(o, detail::nd_share) {
     if constexpr (std::is_same_v<Loc, local> && !std::is_same_v<L2, local>) {
       if (store_ != nullptr && owner_ != mythread()) {
-        detail::nd_view_error("a pgas::local ndarray cannot refer to thread " +
+        detail::nd_view_error("pgas::ndarray: a pgas::local ndarray cannot refer to thread " +
                                   std::to_string(owner_) + "'s elements",
                               dom_, where);
       }
     }
     if constexpr (!detail::nd_layout_implies<Y2, Layout>) {
       if (!has_layout<Layout>()) {
-        detail::nd_view_error(std::string("this view is not ") + detail::nd_layout_name<Layout>() +
-                                  " (memory strides " + to_string(ms_) + ")",
+        detail::nd_view_error(std::string("pgas::ndarray: this view is not ") +
+                                  detail::nd_layout_name<Layout>() + " (memory strides " +
+                                  to_string(ms_) + ")",
                               dom_, where);
       }
     }
@@ -404,9 +405,9 @@ class ndarray {
     detail::nd_check_dim(d, N, "pgas::ndarray::slice", where);
     const nd_index lo = dom_.lower()[d], st = dom_.stride()[d];
     if (dom_.empty() || v < lo || v >= dom_.upper()[d] || (v - lo) % st != 0) {
-      detail::nd_view_error(
-          "slice: " + std::to_string(v) + " is not a coordinate of dimension " + std::to_string(d),
-          dom_, where);
+      detail::nd_view_error("pgas::ndarray::slice: " + std::to_string(v) +
+                                " is not a coordinate of dimension " + std::to_string(d),
+                            dom_, where);
     }
     ndarray<T, N - 1, Loc, strided> s;
     s.store_ = store_;
@@ -438,7 +439,7 @@ class ndarray {
   /// Misuse: a component of s below 1.
   ndarray<T, N, Loc, strided> inject(
       const point<N>& s, std::source_location where = std::source_location::current()) const {
-    check_scale("inject", s, where);
+    check_scale("pgas::ndarray::inject", s, where);
     ndarray<T, N, Loc, strided> v(*this, detail::nd_share);
     if (!dom_.empty()) {
       const point<N> lo = dom_.lower() * s, st = dom_.stride() * s;
@@ -451,7 +452,7 @@ class ndarray {
   /// component of s below 1, or a point of the domain that s does not divide.
   ndarray<T, N, Loc, strided> project(
       const point<N>& s, std::source_location where = std::source_location::current()) const {
-    check_scale("project", s, where);
+    check_scale("pgas::ndarray::project", s, where);
     ndarray<T, N, Loc, strided> v(*this, detail::nd_share);
     if (!dom_.empty()) {
       point<N> lo, st;
@@ -459,9 +460,9 @@ class ndarray {
         const nd_index l = dom_.lower()[d], t = dom_.stride()[d];
         const bool single = dom_.extent(d) == 1;
         if (l % s[d] != 0 || (!single && t % s[d] != 0)) {
-          detail::nd_view_error(
-              "project: " + to_string(s) + " does not divide every point of the domain", dom_,
-              where);
+          detail::nd_view_error("pgas::ndarray::project: " + to_string(s) +
+                                    " does not divide every point of the domain",
+                                dom_, where);
         }
         lo[d] = l / s[d];
         st[d] = single ? 1 : t / s[d];
@@ -593,7 +594,7 @@ class ndarray {
       v.set_lower();
       if constexpr (detail::nd_unit<Layout>) {
         if (!v.template has_layout<unstrided>()) {
-          detail::nd_view_error("constrict: the view of " + to_string(r) +
+          detail::nd_view_error("pgas::ndarray::constrict: the view of " + to_string(r) +
                                     " is strided, but this array's layout is " +
                                     detail::nd_layout_name<Layout>() +
                                     " (constrict its as_strided() view)",
@@ -631,7 +632,7 @@ class ndarray {
     }
     for (int k = 0; k < N; ++k) {
       if (pad[k] < 0) {
-        detail::nd_view_error("ndarray: negative padding " + to_string(pad), d, where);
+        detail::nd_view_error("pgas::ndarray: negative padding " + to_string(pad), d, where);
       }
     }
     dom_ = d;
@@ -644,7 +645,10 @@ class ndarray {
       const auto ext = static_cast<std::size_t>(d.extent(k) + pad[k]);
       if (__builtin_mul_overflow(total, ext, &total) ||
           total > static_cast<std::size_t>(PTRDIFF_MAX) / sizeof(T)) {
-        detail::nd_view_error("ndarray: the domain is too large", d, where);
+        detail::nd_view_error(
+            "pgas::ndarray: the domain (with its padding) has more elements than memory can "
+            "address",
+            d, where);
       }
     }
     // The count, then the elements at the next multiple of max(64, alignof(T)).

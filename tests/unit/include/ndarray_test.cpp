@@ -319,6 +319,11 @@ constexpr misuse_child_case child_cases[] = {
     NDARRAY_MISUSE("shrink_direction", a.shrink(1, 3)),
     NDARRAY_MISUSE("negative_padding",
                    pgas::ndarray<int, 2>(rectdomain<2>({0, 0}, {2, 2}), pgas::padding{-1})),
+    // Extents whose product wraps to 0 in 64 bits, and padding that overflows alone.
+    NDARRAY_MISUSE("too_large", pgas::ndarray<int, 2>(
+                                    rectdomain<2>({0, 0}, {nd_index{1} << 32, nd_index{1} << 32}))),
+    NDARRAY_MISUSE("padding_too_large", pgas::ndarray<int, 2>(rectdomain<2>({0, 0}, {2, 2}),
+                                                              pgas::padding{nd_index{1} << 61})),
 };
 
 void check_misuse(const std::string& name, const std::string& what) {
@@ -334,16 +339,23 @@ TEST_CASE("ndarray misuse child", "[.ndarray_child]") {
 }
 
 TEST_CASE("ndarray misuse ends the job naming the thread and the line") {
-  check_misuse("as_local_of_other", "a pgas::local ndarray cannot refer to thread 0's elements");
+  check_misuse("as_local_of_other",
+               "pgas::ndarray: a pgas::local ndarray cannot refer to thread 0's elements");
   check_misuse("not_simple", "this view is not pgas::simple (memory strides (1, 6))");
   check_misuse("constrict_strided", "is strided, but this array's layout is pgas::simple");
   check_misuse("slice_outside",
-               "slice: 6 is not a coordinate of dimension 1 (the array's domain "
+               "pgas::ndarray::slice: 6 is not a coordinate of dimension 1 (the array's domain "
                "is [(0, 0):(4, 6):(1, 1)])");
   check_misuse("slice_dimension", "pgas::ndarray::slice: dimension 2 is out of [0, 2)");
   check_misuse("permute_not_permutation", "(1, 1)");
-  check_misuse("inject_zero", "inject: every component of (2, 0) must be at least 1");
-  check_misuse("project_not_dividing", "project: (1, 2) does not divide every point");
+  check_misuse("inject_zero",
+               "pgas::ndarray::inject: every component of (2, 0) must be at least 1");
+  check_misuse("project_not_dividing",
+               "pgas::ndarray::project: (1, 2) does not divide every point");
   check_misuse("shrink_direction", "pgas::ndarray::shrink: direction 3 is out of");
-  check_misuse("negative_padding", "ndarray: negative padding (0, -1)");
+  check_misuse("negative_padding", "pgas::ndarray: negative padding (0, -1)");
+  check_misuse("too_large",
+               "pgas::ndarray: the domain (with its padding) has more elements than memory can "
+               "address (the array's domain is [(0, 0):(4294967296, 4294967296):(1, 1)])");
+  check_misuse("padding_too_large", "pgas::ndarray: the domain (with its padding) has more");
 }

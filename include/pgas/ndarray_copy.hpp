@@ -105,8 +105,8 @@ constexpr void nd_copy_check_types() {
   using D = typename nd_array_traits<Dst>::element;
   using S = typename nd_array_traits<Src>::element;
   static_assert(nd_array_traits<Dst>::rank == nd_array_traits<Src>::rank,
-                "pgas::copy: the destination and the source have different ranks (slice() or "
-                "inject() one of them to match)");
+                "pgas::copy: the destination and the source have different ranks (slice() the "
+                "one of higher rank to match)");
   static_assert(std::is_same_v<std::remove_cv_t<D>, std::remove_cv_t<S>>,
                 "pgas::copy: the destination's and the source's element types differ (copy "
                 "converts nothing: convert element by element with pgas::foreach)");

@@ -1,4 +1,4 @@
-// expect: static assertion failed: pgas::copy: the destination and the source have different ranks
+// expect: pgas::copy: the destination and the source have different ranks \(slice\(\) the one of higher
 // pgas::copy between arrays of different ranks.
 #include <pgas/ndarray_copy.hpp>
 

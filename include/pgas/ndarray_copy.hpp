@@ -48,6 +48,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <source_location>
 #include <span>
 #include <type_traits>
@@ -246,10 +247,36 @@ enum class ghost_sync {
 
 namespace detail {
 
-// fill_ghosts' body: piece(t) is thread t's owned view.
+// The id of fill_ghosts' entry barrier: a hash of the directory (each piece's elements and
+// view), the form (`form`: -1 for owned views, else the width) and the ghost_sync mode, the
+// same on every thread that passes the same ones. Threads that pass different directories
+// (a double-buffered sweep's two grids swapped on one thread) then meet as a barrier mismatch,
+// which ends the job naming each thread's call, instead of filling ghosts from another grid.
+template <class A>
+int nd_directory_id(std::span<const A> dir, nd_index form, ghost_sync sync) noexcept {
+  std::uint64_t h = 0;
+  const auto mix = [&h](std::uint64_t v) {
+    h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+    h ^= h >> 29;
+  };
+  mix(static_cast<std::uint64_t>(form));
+  mix(static_cast<std::uint64_t>(sync));
+  for (const A& a : dir) {
+    mix(a.empty() ? 0 : reinterpret_cast<std::uintptr_t>(a.base()));
+    for (int k = 0; k < nd_array_traits<A>::rank; ++k) {
+      mix(static_cast<std::uint64_t>(a.domain().lower()[k]));
+      mix(static_cast<std::uint64_t>(a.domain().upper()[k]));
+      mix(static_cast<std::uint64_t>(a.domain().stride()[k]));
+      mix(static_cast<std::uint64_t>(a.memory_strides()[k]));
+    }
+  }
+  return static_cast<int>(static_cast<std::uint32_t>(h ^ (h >> 32)));
+}
+
+// fill_ghosts' body: piece(t) is thread t's owned view; `id` the entry barrier's.
 template <class Mine, class Piece>
 void nd_fill_ghosts(const Mine& mine, std::size_t pieces, const Piece& piece, ghost_sync sync,
-                    const std::source_location& where) {
+                    int id, const std::source_location& where) {
   if (!in_job()) [[unlikely]]
     nd_copy_outside_job("pgas::fill_ghosts", where);
   if (pieces != static_cast<std::size_t>(threads())) [[unlikely]] {
@@ -259,19 +286,18 @@ void nd_fill_ghosts(const Mine& mine, std::size_t pieces, const Piece& piece, gh
   }
   const auto me = static_cast<std::size_t>(mythread());
   const auto own = piece(me).domain();
-  barrier(where);
+  barrier(id, where);
   for (std::size_t t = 0; t < pieces; ++t) {
     if (t == me) continue;
     const auto& other = piece(t);
     // Overlapping owned pieces would overwrite owned elements with another thread's copy of
-    // them (a silent wrong answer and a race); a directory that differs between threads shows
-    // as one too, from some thread, when it names a thread's piece under another's number.
+    // them (a silent wrong answer and a race).
     if (!(other.domain() * own).empty()) [[unlikely]] {
       misuse("pgas::fill_ghosts: the directory's piece " + std::to_string(t) + " " +
                  to_string(other.domain()) + " overlaps this thread's own piece " +
                  std::to_string(me) + " " + to_string(own) +
-                 " (owned pieces must be disjoint and every thread's directory the same; whole "
-                 "pieces with their ghosts need the form fill_ghosts(mine, pieces, width))",
+                 " (owned pieces must be disjoint; whole pieces with their ghosts need the form "
+                 "fill_ghosts(mine, pieces, width))",
              where);
     }
     pgas::copy(mine, other, where);
@@ -292,16 +318,18 @@ void nd_fill_ghosts(const Mine& mine, std::size_t pieces, const Piece& piece, gh
 /// (the default), one on exit (see ghost_sync). Misuse: owned.size() != THREADS; a piece
 /// owned[t] whose domain meets the calling thread's own, owned[mythread()] (overlapping
 /// pieces, or whole pieces with their ghosts given to this form: each thread checks its own
-/// piece against the others, so every overlap is reported by some thread, and so is a
-/// directory that differs between threads when one names a thread's piece under another's
-/// number; directories that differ otherwise are not detected); a call outside a job; and the
-/// barriers' own (a thread that does not call it).
+/// piece against the others, so every overlap is reported by some thread); threads that pass
+/// different directories (other arrays, or other views of them) or different ghost_sync
+/// modes: the entry barrier is a named one, pgas::barrier(id), whose id is a hash of the
+/// directory and the mode, so the job ends with a barrier mismatch naming each thread's id and
+/// call; a call outside a job; and the barriers' own (a thread that does not call it).
 template <class T, int N, class L, class Y, class T2, class L2, class Y2>
 void fill_ghosts(const ndarray<T, N, L, Y>& mine, std::span<const ndarray<T2, N, L2, Y2>> owned,
                  ghost_sync sync = ghost_sync::entry_and_exit,
                  std::source_location where = std::source_location::current()) {
   detail::nd_fill_ghosts(
-      mine, owned.size(), [&](std::size_t t) -> const auto& { return owned[t]; }, sync, where);
+      mine, owned.size(), [&](std::size_t t) -> const auto& { return owned[t]; }, sync,
+      detail::nd_directory_id(owned, -1, sync), where);
 }
 template <class T, int N, class L, class Y, class T2, class L2, class Y2>
 void fill_ghosts(const ndarray<T, N, L, Y>& mine, const std::vector<ndarray<T2, N, L2, Y2>>& owned,
@@ -314,7 +342,8 @@ void fill_ghosts(const ndarray<T, N, L, Y>& mine, const std::vector<ndarray<T2, 
 /// thread's whole grid), each owning its interior: the piece without `width` layers on every
 /// face, pieces[t].shrink(width). Pieces whose interiors tile the grid (every thread's grid
 /// its box accreted by `width`) are what this form is for; other partitions pass the owned
-/// views to the form above. Misuse: a negative width, and the form above's.
+/// views to the form above. Misuse: a negative width, and the form above's (the width is part
+/// of the entry barrier's id: threads must pass the same one).
 template <class T, int N, class L, class Y, class T2, class L2, class Y2>
 void fill_ghosts(const ndarray<T, N, L, Y>& mine, std::span<const ndarray<T2, N, L2, Y2>> pieces,
                  nd_index width, ghost_sync sync = ghost_sync::entry_and_exit,
@@ -325,7 +354,7 @@ void fill_ghosts(const ndarray<T, N, L, Y>& mine, std::span<const ndarray<T2, N,
                    where);
   detail::nd_fill_ghosts(
       mine, pieces.size(), [&](std::size_t t) { return pieces[t].shrink(width, where); }, sync,
-      where);
+      detail::nd_directory_id(pieces, width, sync), where);
 }
 template <class T, int N, class L, class Y, class T2, class L2, class Y2>
 void fill_ghosts(const ndarray<T, N, L, Y>& mine, const std::vector<ndarray<T2, N, L2, Y2>>& pieces,

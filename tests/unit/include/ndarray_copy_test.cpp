@@ -482,6 +482,25 @@ void inconsistent_directory() {
   pgas::fill_ghosts(g, dir);
 }
 
+// A double-buffered sweep whose parity is wrong on thread 1: it fills its grid b from a's
+// directory. The pieces do not overlap; the entry barrier's id (the directory's hash) differs.
+void swapped_grids() {
+  const grid3 a = slab_with_ghosts(), b = slab_with_ghosts();
+  const std::vector<grid3> owned_a = pgas::exchange(a.shrink(1, -1).shrink(1, 1));
+  const std::vector<grid3> owned_b = pgas::exchange(b.shrink(1, -1).shrink(1, 1));
+  misuse_announce(__LINE__ + 1);
+  pgas::fill_ghosts(b, pgas::mythread() == 1 ? owned_a : owned_b);
+}
+
+// The threads disagree on ghost_sync: one exit barrier too few, seen at the entry.
+void mixed_sync() {
+  const grid3 g = slab_with_ghosts();
+  const std::vector<grid3> dir = pgas::exchange(g.shrink(1, -1).shrink(1, 1));
+  misuse_announce(__LINE__ + 1);
+  pgas::fill_ghosts(
+      g, dir, pgas::mythread() == 1 ? pgas::ghost_sync::entry : pgas::ghost_sync::entry_and_exit);
+}
+
 void negative_width() {
   const grid3 g = slab_with_ghosts();
   const std::vector<grid3> dir = pgas::exchange(g);
@@ -502,6 +521,8 @@ constexpr misuse_child_case child_cases[] = {
     {"whole_pieces_as_owned", 2, whole_pieces_as_owned},
     {"inconsistent_directory", 2, inconsistent_directory},
     {"negative_width", 2, negative_width},
+    {"swapped_grids", 2, swapped_grids},
+    {"mixed_sync", 2, mixed_sync},
 };
 
 void check_misuse(const std::string& name, const std::string& thread, const std::string& what) {
@@ -524,8 +545,11 @@ TEST_CASE("copy misuse ends the job naming the thread and the call's line") {
   check_misuse("dropped_handle", "of 2", "destroyed without pgas::sync()");
   check_misuse("whole_pieces_as_owned", "of 2",
                "pgas::fill_ghosts: the directory's piece ");  // either thread may report first
-  check_misuse("inconsistent_directory", "thread 1 of 2",
-               "pgas::fill_ghosts: the directory's piece 0 [(4, 0, 0):(8, 2, 2):(1, 1, 1)] "
-               "overlaps this thread's own piece 1 [(4, 0, 0):(8, 2, 2):(1, 1, 1)]");
+  check_misuse("inconsistent_directory", "thread 1: pgas::barrier(",
+               "barrier mismatch: threads passed different barrier ids");
   check_misuse("negative_width", "of 2", "pgas::fill_ghosts: the ghost width -1 is negative");
+  check_misuse("swapped_grids", "thread 1: pgas::barrier(",
+               "barrier mismatch: threads passed different barrier ids");
+  check_misuse("mixed_sync", "thread 1: pgas::barrier(",
+               "barrier mismatch: threads passed different barrier ids");
 }

@@ -1,6 +1,6 @@
-// pgas/foreach.hpp — loops over the points of a domain (Titanium's foreach, papers/003 §3.1
-// and §4.2): foreach() hands each point to a function, foreach_n() hands the point's
-// coordinates as N integers from N plain nested for-loops, the form GCC vectorises.
+// pgas/foreach.hpp — loops over the points of a domain (Titanium's foreach): foreach() hands each
+// point to a function, foreach_n() hands the point's coordinates as N integers from N plain nested
+// for-loops, the form GCC vectorises.
 //
 //   pgas::foreach(A.domain().shrink(1), [&](pgas::point<3> p) { B[p] = A[p] * 2; });
 //   pgas::foreach_n(A.domain().shrink(1), [&](nd_index i, nd_index j, nd_index k) {
@@ -86,7 +86,7 @@ void foreach(const domain<N>& d, F&& f) {
 }
 
 /// Calls f(i0, …, iN-1) (each an nd_index) for every point of d, from N nested for-loops in
-/// row-major order (the last dimension innermost); papers/003's foreachN.
+/// row-major order (the last dimension innermost).
 template <int N, class F>
 void foreach_n(const rectdomain<N>& d, F&& f) {
   if (d.empty()) return;

@@ -1,4 +1,4 @@
-// pgas/ndarray.hpp — local-view N-dimensional arrays (Titanium's arrays, papers/003 §3.2, §4.2):
+// pgas/ndarray.hpp — local-view N-dimensional arrays (Titanium's arrays):
 // an array maps the points of a rectdomain to elements stored in ONE thread's part of the
 // shared space; views re-index those elements without copying them.
 //
@@ -18,7 +18,7 @@
 //           pgas::local: the elements are in the calling thread's segment. local converts to
 //           global implicitly; global to local only explicitly (as_local(), or the explicit
 //           constructor), checked: another thread's piece is misuse.
-//   Layout  how an index becomes an address (papers/003 §4.2):
+//   Layout  how an index becomes an address:
 //             pgas::strided      any domain stride, any memory strides (the default): an index
 //                                costs one division per dimension when the view's domain
 //                                has a stride other than 1, one test otherwise;
@@ -53,7 +53,7 @@
 //     thread's piece, kept as global, indexes it directly.
 //   * Indexing (A[p], A(i, j, …)) is unchecked in release builds. In checked builds
 //     (config::bounds_check, i.e. -Dbounds_check=true or -Ddebug_level>=1) and in a program
-//     compiled with -DPGAS_NDARRAY_BOUNDS_CHECK=1 (as papers/003's per-unit switch; every
+//     compiled with -DPGAS_NDARRAY_BOUNDS_CHECK=1 (a per-unit switch; every
 //     translation unit of the program should agree), a point outside domain() is misuse that
 //     names the thread, the file and line of the index expression, the point and the domain.
 //     Every other misuse (arguments of views, conversions, creation) is always checked and
@@ -254,7 +254,7 @@ class ndarray {
     const bool col = std::is_same_v<Layout, column_major>;
     create(d, point<N>::direction(col ? 1 : N, p.elements), col, where);
   }
-  /// As above, with pad[d] extra elements after dimension d (papers/003 §3.3): the memory
+  /// As above, with pad[d] extra elements after dimension d: the memory
   /// extent of dimension d is extent(d) + pad[d].
   ndarray(const rectdomain<N>& d, const point<N>& pad,
           std::source_location where = std::source_location::current()) {

@@ -1,4 +1,4 @@
-// kernels/micro/ndarray_bench.cpp — what pgas::ndarray's indexing costs (papers/003 Fig. 2), as
+// kernels/micro/ndarray_bench.cpp — what pgas::ndarray's indexing costs, as
 // JSON lines: one 7-point Jacobi sweep of an n^3 grid (B = c0·A + c1·Σ six neighbours, over
 // the interior) written in each indexing form, on the same two arrays, side by side:
 //   * "hand":            for-loops over raw pointers, p[(i*n + j)*n + k] (the reference);
@@ -11,7 +11,7 @@
 //                        domain needs: the general layout's cost, for scale).
 // Each row: the median nanoseconds per interior point over --reps sweeps in each of 3
 // interleaved rounds, and its ratio to "hand" ("relative_speed" = hand's time / the form's;
-// papers/003's target is >= 0.95). Every form's B must equal hand's within 1e-13 relative
+// the target is >= 0.95). Every form's B must equal hand's within 1e-13 relative
 // (verified; GCC may contract c0·a + c1·s into a fused multiply-add differently in each loop).
 // Every thread sweeps its own grid at once; thread 0 reports its own times.
 // Usage: ndarray_bench [--threads N] [--size n] [--reps R] [--json]

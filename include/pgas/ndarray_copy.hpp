@@ -285,6 +285,12 @@ void nd_fill_ghosts(const Mine& mine, std::size_t pieces, const Piece& piece, gh
            where);
   }
   const auto me = static_cast<std::size_t>(mythread());
+  if (!mine.is_null() && !mine.is_local()) [[unlikely]] {
+    misuse("pgas::fill_ghosts: `mine` is thread " + std::to_string(mine.owner()) +
+               "'s piece; each thread passes its own (it writes its ghosts while the owner "
+               "fills them too)",
+           where);
+  }
   const auto own = piece(me).domain();
   barrier(id, where);
   for (std::size_t t = 0; t < pieces; ++t) {
@@ -315,7 +321,8 @@ void nd_fill_ghosts(const Mine& mine, std::size_t pieces, const Piece& piece, gh
 /// that only ghost points of `mine` are written. Collective: every thread calls it with its
 /// own piece and the same directory (owned.size() == THREADS); a barrier on entry (every
 /// thread's owned elements are written before any is read) and, with ghost_sync::entry_and_exit
-/// (the default), one on exit (see ghost_sync). Misuse: owned.size() != THREADS; a piece
+/// (the default), one on exit (see ghost_sync). Misuse: owned.size() != THREADS; `mine` that
+/// is another thread's piece (not the null array); a piece
 /// owned[t] whose domain meets the calling thread's own, owned[mythread()] (overlapping
 /// pieces, or whole pieces with their ghosts given to this form: each thread checks its own
 /// piece against the others, so every overlap is reported by some thread); threads that pass

@@ -501,6 +501,15 @@ void mixed_sync() {
       g, dir, pgas::mythread() == 1 ? pgas::ghost_sync::entry : pgas::ghost_sync::entry_and_exit);
 }
 
+// Thread 1 passes thread 0's piece as its own.
+void another_threads_piece() {
+  const grid3 g = slab_with_ghosts();
+  const std::vector<grid3> dir = pgas::exchange(g);
+  const std::vector<grid3> owned = pgas::exchange(g.shrink(1, -1).shrink(1, 1));
+  misuse_announce(__LINE__ + 1);
+  pgas::fill_ghosts(pgas::mythread() == 1 ? dir[0] : g, owned);
+}
+
 void negative_width() {
   const grid3 g = slab_with_ghosts();
   const std::vector<grid3> dir = pgas::exchange(g);
@@ -523,6 +532,7 @@ constexpr misuse_child_case child_cases[] = {
     {"negative_width", 2, negative_width},
     {"swapped_grids", 2, swapped_grids},
     {"mixed_sync", 2, mixed_sync},
+    {"another_threads_piece", 2, another_threads_piece},
 };
 
 void check_misuse(const std::string& name, const std::string& thread, const std::string& what) {
@@ -550,6 +560,8 @@ TEST_CASE("copy misuse ends the job naming the thread and the call's line") {
   check_misuse("negative_width", "of 2", "pgas::fill_ghosts: the ghost width -1 is negative");
   check_misuse("swapped_grids", "thread 1: pgas::barrier(",
                "barrier mismatch: threads passed different barrier ids");
+  check_misuse("another_threads_piece", "thread 1 of 2",
+               "pgas::fill_ghosts: `mine` is thread 0's piece; each thread passes its own");
   check_misuse("mixed_sync", "thread 1: pgas::barrier(",
                "barrier mismatch: threads passed different barrier ids");
 }

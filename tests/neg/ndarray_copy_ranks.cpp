@@ -1,4 +1,4 @@
-// expect: pgas::copy: the destination and the source have different ranks \(slice\(\) the one of higher
+// expect: pgas::copy: the destination and the source have different ranks \(slice\(\) the one
 // pgas::copy between arrays of different ranks.
 #include <pgas/ndarray_copy.hpp>
 

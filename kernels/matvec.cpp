@@ -187,9 +187,9 @@ class cut_product {
     const double* a = A_.local_part().data();
     double* y = y_.local_part().data();
     const std::size_t row_stride = rows_.strides()[0];
-    for (std::size_t k = 0; k < rows_.runs().size(); ++k) {
-      const pgas::cut_run& r = rows_.runs()[k];
-      double* yk = y + y_runs_.runs()[k].offset;
+    auto y_run = y_runs_.runs().begin();  // y's runs, one per run of A's rows
+    for (const pgas::cut_run& r : rows_.runs()) {
+      double* yk = y + (*y_run++).offset;
       for (std::size_t i = 0; i < r.hi[0] - r.lo[0]; ++i)
         yk[i] = dot(a + r.offset + i * row_stride, xp_.data(), n_);
     }

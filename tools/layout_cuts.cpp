@@ -119,26 +119,24 @@ std::vector<pgas::cut_plan> plans_of(const pgas::layout& l, const cuts_request& 
   return plans;
 }
 
-// The tiles a plan's runs lie in, in order, each with the index of its first run.
+// The tiles a plan's runs lie in, in order, each with its runs.
 struct tile_group {
   std::vector<std::size_t> coords;
   std::size_t linear = 0;
-  std::size_t first_run = 0;
-  std::size_t end_run = 0;
+  std::vector<pgas::cut_run> runs;
 };
 
 std::vector<tile_group> tiles_of(const pgas::layout& l, const pgas::cut_plan& p) {
   std::vector<tile_group> groups;
-  const auto& runs = p.runs();
-  for (std::size_t x = 0; x < runs.size(); ++x) {
+  for (const pgas::cut_run& run : p.runs()) {
     std::vector<std::size_t> c(p.rank());
     std::size_t linear = 0;
     for (std::size_t d = 0; d < p.rank(); ++d) {
-      c[d] = runs[x].lo[d] / p.tile()[d];
+      c[d] = run.lo[d] / p.tile()[d];
       linear = linear * ((l.extent(d) + p.tile()[d] - 1) / p.tile()[d]) + c[d];
     }
-    if (groups.empty() || groups.back().coords != c) groups.push_back({c, linear, x, x});
-    groups.back().end_run = x + 1;
+    if (groups.empty() || groups.back().coords != c) groups.push_back({c, linear, {}});
+    groups.back().runs.push_back(run);
   }
   return groups;
 }
@@ -267,8 +265,7 @@ std::string cuts_report(const declaration& d, const pgas::layout& l, const cuts_
         out += fmt::format("    access {}: {}\n", a,
                            cut_values_text(pgas::cut_formula_of(l, g.linear, r.offsets[a], tpn)));
       }
-      for (std::size_t x = g.first_run; x < g.end_run; ++x) {
-        const pgas::cut_run& run = p.runs()[x];
+      for (const pgas::cut_run& run : g.runs) {
         std::vector<std::string> owners;
         for (const pgas::cut_target& t : p.targets(run))
           owners.push_back(fmt::format("T{}{}", t.owner, t.local ? "" : "*"));
@@ -305,8 +302,7 @@ std::string cuts_json(const declaration& d, const pgas::layout& l, const cuts_re
                         {"lower", f.lower < 0 ? json(nullptr) : json(f.lower)}});
       }
       json runs = json::array();
-      for (std::size_t x = g.first_run; x < g.end_run; ++x) {
-        const pgas::cut_run& run = p.runs()[x];
+      for (const pgas::cut_run& run : g.runs) {
         json owners = json::array();
         json local = json::array();
         for (const pgas::cut_target& t : p.targets(run)) {

@@ -19,9 +19,11 @@
 // is the owner of its corner shifted by k. cut_plan applies this per tile of the thread and
 // per access, then intersects the parts of every access: the runs. Within a run each access
 // reads one tile of one owner, row-major, so the element of iteration i is at
-// targets[a].offset + Σ_d (i_d − lo_d) · strides()[d] in the owner's part. The cost is
-// O(tiles of the thread in the box × parts per tile × accesses) and does not depend on the
-// number of iterations (a tile with a offsets has at most (a + 1)^rank parts).
+// targets[a].offset + Σ_d (i_d − lo_d) · strides()[d] in the owner's part. Tiles of one kind
+// (first, between or last along each dimension) have the same runs relative to their own
+// start and place, so a plan costs O(kinds × runs per tile × accesses + rows of tiles), with
+// at most 3^rank kinds and (a + 1)^rank runs per tile for a offsets, and walking it a few
+// additions per run; neither depends on the number of iterations.
 //
 // The formulas are those of Barton et al.'s locality analysis for multiblocked UPC arrays:
 // Cut_i = b_i − k_i mod b_i for dimensions 0 … n−2, and for the last dimension, where
@@ -153,7 +155,7 @@ void forall_cuts(const Array& a, const box& b, const offsets& k, Body&& body, co
   const std::size_t accesses = plan.accesses();
   for (const cut_run& r : plan.runs()) {
     std::array<T*, max_cut_accesses> base{};
-    const std::span<const cut_target> tg = plan.targets(r);
+    const cut_targets tg = plan.targets(r);
     for (std::size_t x = 0; x < accesses; ++x)
       base[x] = a.local_part(tg[x].owner).data() + tg[x].offset;
     const std::tuple<typename Outs::value_type*...> out_base{outs.local_part(me).data() +

@@ -131,25 +131,6 @@ struct tile_kinds {
   }
 };
 
-// Where a segment's first index shifted by an access lands along one dimension: the tile
-// (relative to the segment's, times the row-major tile stride) and the position in it (times
-// the in-tile stride).
-struct access_shift {
-  std::ptrdiff_t tiles;
-  std::size_t phase;
-};
-
-// The runs and targets of the first tile of the thread of one kind (a kind per dimension),
-// which the later tiles of that kind copy, moved; runs == 0 until that tile.
-struct kind_runs {
-  std::size_t first_run = 0;
-  std::size_t runs = 0;
-  std::size_t first_target = 0;
-  std::size_t course = 0;  // the tile's position in the thread's storage
-  std::size_t iterations = 0;
-  std::size_t local_iterations = 0;
-};
-
 void check_rank(const layout& l, std::size_t rank, const char* what,
                 const std::source_location& where) {
   if (rank != l.rank()) {
@@ -246,49 +227,66 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
   if (static_cast<std::size_t>(thread) >= t.threads) return;  // indefinite: thread 0 owns all
   const std::size_t me = static_cast<std::size_t>(thread);
   const std::size_t threads = t.threads;
+  threads_ = threads;
+  volume_ = t.volume;
   const std::size_t na = k.size();
   const std::size_t last = rank_ - 1;
   const std::size_t max_segs = na + 1;
   // The tiles that meet the box, as tile coordinates [tlo, thi], and their kinds per dimension
   // (see tile_kinds): every tile of one kind has the same segments and shifts, computed here
-  // once, so that a tile costs no division and only its first of a kind computes targets.
-  std::array<std::size_t, layout::max_rank> tlo{};
-  std::array<std::size_t, layout::max_rank> thi{};
-  std::array<std::size_t, layout::max_rank> tile_stride{};  // tiles, row-major
-  tile_stride[last] = 1;
+  // once.
+  tile_stride_[last] = 1;
   for (std::size_t d = last; d-- > 0;)
-    tile_stride[d] = tile_stride[d + 1] * t.n[d + 1];
+    tile_stride_[d] = tile_stride_[d + 1] * t.n[d + 1];
   std::array<tile_kinds, layout::max_rank> kinds;
-  std::array<std::size_t, layout::max_rank> kind_stride{};  // of the memo's index
   // Written before read, for the kinds and segments there are only: left uninitialised.
-  const auto shifts = std::make_unique_for_overwrite<access_shift[]>(rank_ * 3 * max_segs * na);
-  const auto shift_at = [&](std::size_t d, std::size_t kind, std::size_t sg, std::size_t a) {
-    return ((d * 3 + kind) * max_segs + sg) * na + a;
+  // Where a segment's first index shifted by each access lands along dimension d: the tile,
+  // relative to the segment's and times the row-major tile stride, as course · THREADS +
+  // residue (0 <= residue < THREADS), and the position in it (times the in-tile stride). Three
+  // rows of `na` per segment (residues, courses modulo 2^64, positions), so that a run's sums
+  // over the dimensions vectorise.
+  const auto shifts = std::make_unique_for_overwrite<std::size_t[]>(rank_ * 3 * max_segs * 3 * na);
+  const auto shift_at = [&](std::size_t d, std::size_t kind, std::size_t sg) {
+    return ((d * 3 + kind) * max_segs + sg) * 3 * na;
   };
   std::size_t all_kinds = 1;
-  std::size_t most_runs = 1;  // per tile
   for (std::size_t d = 0; d < rank_; ++d) {
     const std::size_t b = t.b[d];
-    tlo[d] = lo[d] / b;
-    thi[d] = (hi[d] - 1) / b;
+    tlo_[d] = lo[d] / b;
+    thi_[d] = (hi[d] - 1) / b;
     tile_kinds& tk = kinds[d];
-    tk.first = tlo[d];
-    tk.last = thi[d];
-    tk.count = std::min<std::size_t>(3, thi[d] - tlo[d] + 1);
-    kind_stride[d] = all_kinds;
+    tk.first = tlo_[d];
+    tk.last = thi_[d];
+    tk.count = std::min<std::size_t>(3, thi_[d] - tlo_[d] + 1);
+    kind_stride_[d] = all_kinds;
     all_kinds *= tk.count;
     // A position p in [0, b) shifted by k is in tile whole (+1 when p + rest >= b).
+    // That tile, times the tile stride, as courses · THREADS + residue: [a][0] for whole,
+    // [a][1] for whole + 1.
+    // A stencil's offsets (−b <= k < b) need only w = −1, 0, 1 whole tiles: divided once.
     std::array<std::size_t, max_cut_accesses> rest;
-    std::array<std::ptrdiff_t, max_cut_accesses> whole;
+    std::array<std::array<std::pair<std::ptrdiff_t, std::size_t>, 2>, max_cut_accesses> tile_of;
+    const auto sthreads = static_cast<std::ptrdiff_t>(threads);
+    const auto split_tiles = [&](std::ptrdiff_t w) -> std::pair<std::ptrdiff_t, std::size_t> {
+      const std::ptrdiff_t tiles = w * static_cast<std::ptrdiff_t>(tile_stride_[d]);
+      std::ptrdiff_t courses = tiles / sthreads;  // floor
+      if (courses * sthreads > tiles) --courses;
+      return {courses, static_cast<std::size_t>(tiles - courses * sthreads)};
+    };
+    const std::array<std::pair<std::ptrdiff_t, std::size_t>, 3> near{
+        split_tiles(-1), std::pair<std::ptrdiff_t, std::size_t>{0, 0}, split_tiles(1)};
     for (std::size_t a = 0; a < na; ++a) {
       const offset_split split = split_offset(k[a][d], b);
       rest[a] = split.rest;
-      whole[a] = split.whole;
+      for (std::ptrdiff_t next = 0; next < 2; ++next) {
+        const std::ptrdiff_t w = split.whole + next;
+        tile_of[a][static_cast<std::size_t>(next)] =
+            w >= -1 && w <= 1 ? near[static_cast<std::size_t>(w + 1)] : split_tiles(w);
+      }
     }
-    std::size_t most = 0;
     for (std::size_t kind = 0; kind < tk.count; ++kind) {
       // The kind's part of the box relative to its tiles' start, split at every access's cut.
-      const std::size_t c = kind == 0 ? tlo[d] : kind + 1 == tk.count ? thi[d] : tlo[d] + 1;
+      const std::size_t c = kind == 0 ? tlo_[d] : kind + 1 == tk.count ? thi_[d] : tlo_[d] + 1;
       const std::size_t start = c * b;
       const std::size_t a0 = std::max(start, lo[d]) - start;
       const std::size_t a1 = std::min(start + b, hi[d]) - start;
@@ -313,142 +311,175 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
       }
       bd[nb] = a1;
       tk.segs[kind] = nb;
-      most = std::max(most, nb);
       // Per segment and access, where the segment's first index shifted by the access lands.
       for (std::size_t sg = 0; sg < nb; ++sg) {
         for (std::size_t a = 0; a < na; ++a) {
           const std::size_t p = bd[sg] + rest[a];
           const bool next = p >= b;
-          shifts[shift_at(d, kind, sg, a)] = {
-              (whole[a] + (next ? 1 : 0)) * static_cast<std::ptrdiff_t>(tile_stride[d]),
-              (next ? p - b : p) * strides_[d]};
+          const auto [courses, residue] = tile_of[a][next ? 1 : 0];
+          std::size_t* row = &shifts[shift_at(d, kind, sg)];
+          row[a] = residue;
+          row[na + a] = static_cast<std::size_t>(courses);
+          row[2 * na + a] = (next ? p - b : p) * strides_[d];
         }
       }
     }
-    most_runs *= most;
   }
-  // Room for every run: at most ceil(row / THREADS) of a row's tiles are the thread's.
-  std::size_t my_tiles = (thi[last] - tlo[last] + threads) / threads;
-  for (std::size_t d = 0; d < last; ++d)
-    my_tiles *= thi[d] - tlo[d] + 1;
-  runs_.reserve(my_tiles * most_runs);
-  targets_.reserve(my_tiles * most_runs * na);
-  // The runs and targets of each kind, built at its first tile (absolute there), which every
-  // tile of the kind then copies in one block and moves.
-  std::vector<kind_runs> memo(all_kinds);
-  std::vector<cut_run> kind_run_store;
-  std::vector<cut_target> kind_target_store;
-  kind_run_store.reserve(std::min(all_kinds, my_tiles) * most_runs);
-  kind_target_store.reserve(std::min(all_kinds, my_tiles) * most_runs * na);
-  const libdivide::divider<std::uint64_t> by_threads(threads);
-  std::array<std::size_t, layout::max_rank> kind{};
-  std::array<std::size_t, layout::max_rank> start{};
-  std::array<std::size_t, layout::max_rank> tc = tlo;
-  // The first tile of its kind (row-major tile index q, at `course` in the thread's storage):
-  // its segments' product, row-major; each access's tile is q plus its shifts' tiles, whose
-  // owner and course are one libdivide division by THREADS.
-  const auto build_kind = [&](kind_runs& m, std::size_t q, std::size_t course) {
-    m.first_run = kind_run_store.size();
-    m.first_target = kind_target_store.size();
-    m.course = course;
+  kinds_.resize(all_kinds);
+  // A kind's runs, built for the first tile of the thread that has it: the product of its
+  // segments, row-major. Every tile q of the thread has q mod THREADS == thread, so access a's
+  // tile q + s (s: the shifts' tiles, Σ courses · THREADS + residue) has owner (thread + Σ
+  // residue) mod THREADS and lies Σ courses (+ 1 per THREADS taken off the owner) after q in
+  // its owner's part, whatever q is: no division per run.
+  const auto build_kind = [&](std::size_t index,
+                              const std::array<std::size_t, layout::max_rank>& kind) {
+    pgas::cut_plan::kind& m = kinds_[index];
+    std::size_t runs = 1;
+    for (std::size_t d = 0; d < rank_; ++d)
+      runs *= kinds[d].segs[kind[d]];
+    m.first_run = kind_runs_.size();
+    m.end_run = m.first_run + runs;
+    std::size_t target = kind_targets_.size();
+    // Zeroed in one go, then written field by field in place (a run built aside and copied in
+    // would reload its narrow stores wide, and wait on them).
+    kind_runs_.resize(m.end_run);
     std::array<std::size_t, layout::max_rank> seg{};
-    std::array<std::size_t, max_cut_accesses> at_tile{};
-    std::array<std::size_t, max_cut_accesses> at_phase{};
-    for (;;) {
-      cut_run& r = kind_run_store.emplace_back();
-      r.first_target = kind_target_store.size() - m.first_target;
+    std::array<std::size_t, max_cut_accesses> owner;
+    std::array<std::size_t, max_cut_accesses> course;  // modulo 2^64
+    std::array<std::size_t, max_cut_accesses> phase;
+    for (std::size_t x = m.first_run; x < m.end_run; ++x) {
+      cut_run& r = kind_runs_[x];
+      r.first_target = target;
       std::size_t my_phase = 0;
-      at_tile.fill(q);
-      at_phase.fill(0);
+      for (std::size_t a = 0; a < na; ++a) {
+        owner[a] = me;
+        course[a] = 0;
+        phase[a] = 0;
+      }
       for (std::size_t d = 0; d < rank_; ++d) {
         const auto& bd = kinds[d].bounds[kind[d]];
-        r.lo[d] = start[d] + bd[seg[d]];
-        r.hi[d] = start[d] + bd[seg[d] + 1];
+        r.lo[d] = bd[seg[d]];
+        r.hi[d] = bd[seg[d] + 1];
         my_phase += bd[seg[d]] * strides_[d];
-        const access_shift* s = &shifts[shift_at(d, kind[d], seg[d], 0)];
-        for (std::size_t a = 0; a < na; ++a) {
-          at_tile[a] += static_cast<std::size_t>(s[a].tiles);  // modulo 2^64: q + a shift >= 0
-          at_phase[a] += s[a].phase;
-        }
+        const std::size_t* row = &shifts[shift_at(d, kind[d], seg[d])];
+        for (std::size_t a = 0; a < na; ++a)
+          owner[a] += row[a];
+        for (std::size_t a = 0; a < na; ++a)
+          course[a] += row[na + a];
+        for (std::size_t a = 0; a < na; ++a)
+          phase[a] += row[2 * na + a];
       }
-      r.offset = course * t.volume + my_phase;
+      r.offset = my_phase;
       bool local = true;
-      for (std::size_t a = 0; a < na; ++a) {
-        const std::size_t owner_course = by_threads.divide(at_tile[a]);
-        const auto owner = static_cast<int>(at_tile[a] - owner_course * threads);
-        const bool is_local = owner >= node_first && owner < node_end;
+      for (std::size_t a = 0; a < na; ++a, ++target) {
+        while (owner[a] >= threads) {  // at most rank times
+          owner[a] -= threads;
+          ++course[a];
+        }
+        const auto o = static_cast<int>(owner[a]);
+        const bool is_local = o >= node_first && o < node_end;
         local = local && is_local;
-        cut_target& g = kind_target_store.emplace_back();
-        g.owner = owner;
-        g.local = is_local;
-        g.offset = owner_course * t.volume + at_phase[a];
+        // Modulo 2^64: a course before the tile's comes back when the tile's place is added.
+        kind_targets_.push_back({o, is_local, course[a] * t.volume + phase[a]});
       }
       r.local = local;
       const std::size_t n = r.iterations(rank_);
       m.iterations += n;
       if (local) m.local_iterations += n;
-      ++m.runs;
-      std::size_t d = rank_;
-      while (d-- > 0) {
+      for (std::size_t d = rank_; d-- > 0;) {
         if (++seg[d] < kinds[d].segs[kind[d]]) break;
         seg[d] = 0;
       }
-      if (d == static_cast<std::size_t>(-1)) return;
     }
   };
+  // Room for every kind's runs (most plans build most kinds), within reason.
+  std::size_t all_runs = 1;
+  for (std::size_t d = 0; d < rank_; ++d) {
+    std::size_t segs = 0;
+    for (std::size_t kind = 0; kind < kinds[d].count; ++kind)
+      segs += kinds[d].segs[kind];
+    all_runs = std::min<std::size_t>(all_runs * segs, 4096);
+  }
+  kind_runs_.reserve(all_runs);
+  kind_targets_.reserve(all_runs * na);
+  // Row by row of tiles: the thread's tiles of the row of each kind along the last dimension
+  // (the first, the last, those between: every THREADS-th tile), their kinds' runs built when
+  // first met and counted.
+  std::array<std::size_t, layout::max_rank> tc = tlo_;
+  std::array<std::size_t, layout::max_rank> kind{};
+  const std::size_t tiles_last = thi_[last] - tlo_[last] + 1;
   for (;;) {
-    // Along the last dimension, step straight to this thread's tiles of the row of tiles; its
-    // course (storage position) grows by one per step.
     std::size_t row = 0;
-    std::size_t row_kinds = 0;
+    std::size_t row_kind = 0;
     for (std::size_t d = 0; d < last; ++d) {
-      row += tc[d] * tile_stride[d];
-      start[d] = tc[d] * t.b[d];
+      row += tc[d] * tile_stride_[d];
       kind[d] = kinds[d].of(tc[d]);
-      row_kinds += kind[d] * kind_stride[d];
+      row_kind += kind[d] * kind_stride_[d];
     }
-    const std::size_t first_q = row + tlo[last];
-    std::size_t c = tlo[last] + (me + threads - first_q % threads) % threads;
-    for (std::size_t course = (row + c) / threads; c <= thi[last]; c += threads, ++course) {
-      start[last] = c * t.b[last];
-      kind[last] = kinds[last].of(c);
-      kind_runs& m = memo[row_kinds + kind[last] * kind_stride[last]];
-      if (m.runs == 0) build_kind(m, row + c, course);
-      // The kind's runs moved by the distance from its first tile, in one block (not built
-      // aside and pushed one by one: a run's wide reload would wait on its narrow stores).
-      const cut_run* from = kind_run_store.data() + m.first_run;
-      std::array<std::size_t, layout::max_rank> move{};
-      for (std::size_t d = 0; d < rank_; ++d)
-        move[d] = start[d] + kinds[d].bounds[kind[d]][0] - from->lo[d];
-      const std::size_t more = (course - m.course) * t.volume;
-      const std::size_t first_run = runs_.size();
-      const std::size_t first_target = targets_.size();
-      runs_.insert(runs_.end(), from, from + m.runs);
-      const cut_target* from_target = kind_target_store.data() + m.first_target;
-      targets_.insert(targets_.end(), from_target, from_target + m.runs * na);
-      cut_run* r = runs_.data() + first_run;
-      for (std::size_t x = 0; x < m.runs; ++x) {
-        for (std::size_t d = 0; d < rank_; ++d) {
-          r[x].lo[d] += move[d];
-          r[x].hi[d] += move[d];
-        }
-        r[x].offset += more;
-        r[x].first_target += first_target;
+    // The thread's tiles of the row: tlo + first, tlo + first + THREADS, … <= thi.
+    const std::size_t first = (me + threads - (row + tlo_[last]) % threads) % threads;
+    if (first < tiles_last) {
+      const std::size_t mine = (tiles_last - 1 - first) / threads + 1;
+      const std::size_t last_mine = first + (mine - 1) * threads;
+      std::array<std::size_t, 3> count{};  // of the row's tiles of the thread, per last kind
+      count[0] = first == 0 ? 1 : 0;
+      const std::size_t last_kind = kinds[last].count - 1;
+      if (last_kind > 0 && last_mine == tiles_last - 1) count[last_kind] = 1;
+      if (kinds[last].count == 3) count[1] = mine - count[0] - count[2];
+      for (std::size_t kl = 0; kl < kinds[last].count; ++kl) {
+        if (count[kl] == 0) continue;
+        kind[last] = kl;
+        const std::size_t index = row_kind + kl * kind_stride_[last];
+        if (kinds_[index].end_run == kinds_[index].first_run) build_kind(index, kind);
+        const pgas::cut_plan::kind& m = kinds_[index];
+        run_count_ += count[kl] * (m.end_run - m.first_run);
+        iterations_ += count[kl] * m.iterations;
+        local_iterations_ += count[kl] * m.local_iterations;
       }
-      cut_target* g = targets_.data() + first_target;
-      for (std::size_t x = 0; x < m.runs * na; ++x)
-        g[x].offset += more;
-      iterations_ += m.iterations;
-      local_iterations_ += m.local_iterations;
     }
-    // The next row of tiles.
     std::size_t d = last;
     while (d-- > 0) {
-      if (++tc[d] <= thi[d]) break;
-      tc[d] = tlo[d];
+      if (++tc[d] <= thi_[d]) break;
+      tc[d] = tlo_[d];
     }
     if (d == static_cast<std::size_t>(-1)) return;
   }
+}
+
+void cut_plan::run_iterator::enter_row() noexcept {
+  const cut_plan& p = *plan_;
+  const std::size_t last = p.rank_ - 1;
+  row_ = 0;
+  row_kind_ = 0;
+  for (std::size_t d = 0; d < last; ++d) {
+    row_ += tc_[d] * p.tile_stride_[d];
+    start_[d] = tc_[d] * p.tile_[d];
+    row_kind_ += p.kind_along(d, tc_[d]) * p.kind_stride_[d];
+  }
+  const auto me = static_cast<std::size_t>(p.thread_);
+  const std::size_t first_q = row_ + p.tlo_[last];
+  c_ = p.tlo_[last] + (me + p.threads_ - first_q % p.threads_) % p.threads_;
+  course_ = (row_ + c_) / p.threads_;
+}
+
+cut_plan::run_iterator cut_plan::begin_runs() const noexcept {
+  run_iterator it;
+  if (run_count_ == 0) return it;
+  it.plan_ = this;
+  it.left_ = run_count_;
+  it.tc_ = tlo_;
+  it.enter_row();
+  const std::size_t last = rank_ - 1;
+  while (it.c_ > thi_[last]) {  // rows without a tile of the thread
+    std::size_t d = last;
+    while (d-- > 0) {
+      if (++it.tc_[d] <= thi_[d]) break;
+      it.tc_[d] = tlo_[d];
+    }
+    it.enter_row();
+  }
+  it.enter_tile();
+  return it;
 }
 
 cut_formula cut_formula_of(const layout& l, std::size_t tile, std::span<const std::ptrdiff_t> k,

@@ -66,6 +66,19 @@ void check_against_places(const layout& l, const pgas::box& b, const pgas::offse
     }
   }
   REQUIRE(plan.local_iterations() == local_iterations);
+  // size() counts the walk; a second walk, and a copied iterator, give the same runs.
+  std::size_t walked = 0;
+  auto again = plan.runs().begin();
+  for (const pgas::cut_run& r : plan.runs()) {
+    REQUIRE(again != plan.runs().end());
+    const pgas::cut_run copy = *again++;
+    REQUIRE(copy.lo == r.lo);
+    REQUIRE(copy.offset == r.offset);
+    ++walked;
+  }
+  REQUIRE(again == plan.runs().end());
+  REQUIRE(walked == plan.runs().size());
+  REQUIRE(plan.runs().empty() == (walked == 0));
   // Every iteration of the box that the thread owns, once; none other.
   sizes i(rank);
   for (std::size_t d = 0; d < rank; ++d)
@@ -190,8 +203,9 @@ TEST_CASE("the paper's worked example: shared [2][3] int A[8][9], 8 threads, 2 p
   };
   const expected want[] = {
       {0, 1, 0, 1, 0, true}, {0, 1, 1, 3, 1, true}, {1, 2, 0, 1, 3, false}, {1, 2, 1, 3, 4, false}};
+  const std::vector<pgas::cut_run> runs(plan.runs().begin(), plan.runs().end());
   for (std::size_t r = 0; r < 4; ++r) {
-    const pgas::cut_run& run = plan.runs()[r];
+    const pgas::cut_run& run = runs[r];
     CHECK(run.lo[0] == want[r].lo0);
     CHECK(run.hi[0] == want[r].hi0);
     CHECK(run.lo[1] == want[r].lo1);
@@ -201,6 +215,29 @@ TEST_CASE("the paper's worked example: shared [2][3] int A[8][9], 8 threads, 2 p
   }
   for (int t = 0; t < 8; ++t)
     check_against_places(l, pgas::box{{0, 7}, {0, 6}}, pgas::offsets{{1, 2}}, t, 2);
+}
+
+TEST_CASE("cut_plan walks the thread's tiles in storage order, each tile's runs row-major") {
+  // Thread 2 of 3 on [4][5] tiles of a 23 × 31 array (6 × 7 tiles, a partial last tile each
+  // way), a box clipping the first and last tiles: the runs' affinity offsets grow tile by tile
+  // (a tile's place in the thread's part), and within a tile the runs go row-major.
+  const layout l({23, 31}, block_spec::tiles({4, 5}), 3);
+  const cut_plan plan(l, pgas::box{{2, 21}, {3, 29}}, pgas::offsets{{-1, 1}, {2, -2}, {0, 0}}, 2);
+  std::size_t last_tile_offset = 0;
+  std::array<std::size_t, 2> last_lo{};
+  bool first = true;
+  for (const pgas::cut_run& r : plan.runs()) {
+    const std::size_t tile_offset = r.offset / 20 * 20;
+    if (!first && tile_offset == last_tile_offset) {
+      REQUIRE((r.lo[0] > last_lo[0] || (r.lo[0] == last_lo[0] && r.lo[1] > last_lo[1])));
+    } else {
+      REQUIRE((first || tile_offset > last_tile_offset));
+    }
+    last_tile_offset = tile_offset;
+    last_lo = {r.lo[0], r.lo[1]};
+    first = false;
+  }
+  REQUIRE_FALSE(first);
 }
 
 TEST_CASE("cut_plan's cost is per tile, not per iteration") {

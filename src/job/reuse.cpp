@@ -157,11 +157,18 @@ struct reuse_thread final : sync_listener {
     if (kind == sync_kind::barrier || kind == sync_kind::fence) stack.clear();
   }
 
-  site_histogram* histogram_of(std::uintptr_t site, std::uint32_t line, trace_kind kind,
-                               const char* function) noexcept {
+  // The histogram of a site: the recent slot's, inline, else found or made in the index.
+  [[gnu::always_inline]] site_histogram* histogram_of(std::uintptr_t site, std::uint32_t line,
+                                                      trace_kind kind,
+                                                      const char* function) noexcept {
     recent_slot& s = recent[(site * 0x9e3779b97f4a7c15ull + line) >> 58];
     if (s.h != nullptr && s.site == site && s.line == line && s.kind == kind) [[likely]]
       return s.h;
+    return histogram_found(s, site, line, kind, function);
+  }
+  [[gnu::noinline]] site_histogram* histogram_found(recent_slot& s, std::uintptr_t site,
+                                                    std::uint32_t line, trace_kind kind,
+                                                    const char* function) noexcept {
     try {
       auto [it, added] = index.try_emplace({site, line, kind}, nullptr);
       if (added) {
@@ -185,8 +192,18 @@ struct reuse_thread final : sync_listener {
     }
   }
 
-  // The unit of `bytes` at offset `off` of the shared space owned by `to`.
-  std::uint64_t unit_of(std::uint64_t off, int to, std::size_t bytes, trace_kind kind) noexcept {
+  // The unit of `bytes` at offset `off` of the shared space owned by `to`: an element at the
+  // element grain inline, the other grains and kinds in unit_found.
+  [[gnu::always_inline]] std::uint64_t unit_of(std::uint64_t off, int to, std::size_t bytes,
+                                               trace_kind kind) noexcept {
+    if (the_recorder.unit == grain::element && kind == trace_kind::element) [[likely]] {
+      largest_unit = std::max(largest_unit, bytes);
+      return off;
+    }
+    return unit_found(off, to, bytes, kind);
+  }
+  [[gnu::noinline]] std::uint64_t unit_found(std::uint64_t off, int to, std::size_t bytes,
+                                             trace_kind kind) noexcept {
     switch (the_recorder.unit) {
       case grain::element:
         if (kind == trace_kind::element || kind == trace_kind::atomic) {
@@ -229,8 +246,11 @@ struct reuse_thread final : sync_listener {
     return seg_base + block_start + (segoff - block_start) / block_bytes * block_bytes;
   }
 
-  void record(std::uintptr_t site, std::uint32_t line, trace_kind kind, const char* function,
-              const void* shared, std::size_t bytes) noexcept {
+  // Inline in both callers: an element access (every other access of a naive loop over
+  // another thread's row) pays one call from the hook, not two.
+  [[gnu::always_inline]] void record(std::uintptr_t site, std::uint32_t line, trace_kind kind,
+                                     const char* function, const void* shared,
+                                     std::size_t bytes) noexcept {
     const auto off = static_cast<std::uint64_t>(static_cast<const char*>(shared) - geometry.base);
     if (off >= geometry.span) return;
     const auto to = static_cast<int>(off >> geometry.shift);

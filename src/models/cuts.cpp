@@ -344,43 +344,39 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
     // would reload its narrow stores wide, and wait on them).
     kind_runs_.resize(m.end_run);
     std::array<std::size_t, layout::max_rank> seg{};
-    std::array<std::size_t, max_cut_accesses> owner;
-    std::array<std::size_t, max_cut_accesses> course;  // modulo 2^64
-    std::array<std::size_t, max_cut_accesses> phase;
+    std::array<const std::size_t*, layout::max_rank> rows;  // each dimension's segment's shifts
     for (std::size_t x = m.first_run; x < m.end_run; ++x) {
       cut_run& r = kind_runs_[x];
       r.first_target = target;
       std::size_t my_phase = 0;
-      for (std::size_t a = 0; a < na; ++a) {
-        owner[a] = me;
-        course[a] = 0;
-        phase[a] = 0;
-      }
       for (std::size_t d = 0; d < rank_; ++d) {
         const auto& bd = kinds[d].bounds[kind[d]];
         r.lo[d] = bd[seg[d]];
         r.hi[d] = bd[seg[d] + 1];
         my_phase += bd[seg[d]] * strides_[d];
-        const std::size_t* row = &shifts[shift_at(d, kind[d], seg[d])];
-        for (std::size_t a = 0; a < na; ++a)
-          owner[a] += row[a];
-        for (std::size_t a = 0; a < na; ++a)
-          course[a] += row[na + a];
-        for (std::size_t a = 0; a < na; ++a)
-          phase[a] += row[2 * na + a];
+        rows[d] = &shifts[shift_at(d, kind[d], seg[d])];
       }
       r.offset = my_phase;
       bool local = true;
+      // Per access, its sums over the dimensions in registers (no arrays between passes).
       for (std::size_t a = 0; a < na; ++a, ++target) {
-        while (owner[a] >= threads) {  // at most rank times
-          owner[a] -= threads;
-          ++course[a];
+        std::size_t owner = me;
+        std::size_t course = 0;  // modulo 2^64
+        std::size_t phase = 0;
+        for (std::size_t d = 0; d < rank_; ++d) {
+          owner += rows[d][a];
+          course += rows[d][na + a];
+          phase += rows[d][2 * na + a];
         }
-        const auto o = static_cast<int>(owner[a]);
+        while (owner >= threads) {  // at most rank times
+          owner -= threads;
+          ++course;
+        }
+        const auto o = static_cast<int>(owner);
         const bool is_local = o >= node_first && o < node_end;
         local = local && is_local;
         // Modulo 2^64: a course before the tile's comes back when the tile's place is added.
-        kind_targets_.push_back({o, is_local, course[a] * t.volume + phase[a]});
+        kind_targets_.push_back({o, is_local, course * t.volume + phase});
       }
       r.local = local;
       const std::size_t n = r.iterations(rank_);

@@ -266,11 +266,11 @@ struct own_first {
   Far far;
   vertex* mine;
   std::size_t lo, count;
-  vertex load(vertex i) const {
+  [[gnu::always_inline]] vertex load(vertex i) const {
     const std::size_t k = static_cast<std::size_t>(i) - lo;
     return k < count ? relaxed_load(mine[k]) : far.load(i);
   }
-  void store(vertex i, vertex x) const {
+  [[gnu::always_inline]] void store(vertex i, vertex x) const {
     const std::size_t k = static_cast<std::size_t>(i) - lo;
     if (k < count) {
       relaxed_store(mine[k], x);

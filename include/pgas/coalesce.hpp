@@ -50,11 +50,12 @@
 // Cost. Planning: a pass over the hinted indices' span, one address computation per distinct
 // element, a bucket sort of the other threads' elements by owner (and a sort by address
 // within an owner only where index order is not address order). A download: one load per
-// read-hinted element. get() after a download: the linear index, one compare and one load
+// read-hinted element, in runs of consecutive addresses (an owner's part read in index order
+// is one run: a copy loop). get() after a download: the linear index, one compare and one load
 // (release build); put(): a state byte, the buffer, and the dirty list on the first put. Memory:
 // over the span of hinted indices (the smallest to the largest linear index hinted), sizeof(T) + 1
 // bytes per index, plus 4 when any element is hinted for writing, and 16 bytes per distinct element
-// read or written (own ones read included).
+// read or written (own ones read included), plus 24 bytes per run of read ones.
 //
 // Contract.
 //   * Not collective: any thread may make a schedule, for itself, at any time in a job.
@@ -147,6 +148,12 @@ class PGAS_API schedule_core {
     std::uintptr_t addr;
     std::size_t x;
   };
+  // Elements at consecutive addresses and consecutive places in the span: n of them from addr
+  // on, at x on (the copying loops of a download, with no per-element entry to read).
+  struct run {
+    std::uintptr_t addr;
+    std::size_t x, n;
+  };
   // A run of entries [begin, end) of one owner.
   struct batch {
     int owner;
@@ -191,6 +198,9 @@ class PGAS_API schedule_core {
   const std::vector<entry>& up() const noexcept { return up_; }
   // The calling thread's own read-hinted elements, copied by each download too.
   const std::vector<entry>& own() const noexcept { return own_; }
+  // down() and own() as runs, in the same order.
+  const std::vector<run>& down_runs() const noexcept { return down_runs_; }
+  const std::vector<run>& own_runs() const noexcept { return own_runs_; }
 
   // Plans the hints when none is planned (through `locate`); checks the thread.
   void ensure_plan(locate_fn locate, const void* self, const std::source_location& where);
@@ -218,6 +228,7 @@ class PGAS_API schedule_core {
   void restart(const std::source_location& where);
   void plan(locate_fn locate, const void* self);
   void release_plan() noexcept;
+  void runs_of(const std::vector<entry>& list, std::vector<run>& runs) const;
   void trace_batches(const std::vector<batch>& batches, const std::vector<entry>& list, bool write,
                      const std::source_location& where) const;
   [[noreturn]] void step_error(const char* call, const std::source_location& where) const;
@@ -233,6 +244,7 @@ class PGAS_API schedule_core {
   std::vector<std::uint8_t> state_storage_;
   std::vector<std::uint32_t> pos_storage_;
   std::vector<entry> down_, up_, own_;
+  std::vector<run> down_runs_, own_runs_;
   std::vector<batch> down_batches_, up_batches_;
   std::uint64_t plans_ = 0, downloads_ = 0, uploads_ = 0, downloaded_ = 0, uploaded_ = 0;
   std::source_location made_;
@@ -345,13 +357,20 @@ class schedule_base<T, Rank, Block, std::index_sequence<D...>> {
   void start_download(std::source_location where = std::source_location::current()) {
     core_.begin(core::step::downloading, &locate, this, where);
     T* const v = values();
+    const std::uint8_t* const st = core_.state_;
     const bool keep_puts = !core_.dirty_.empty();
-    for (const core::entry& e : core_.down()) {
-      if (keep_puts && (core_.state_[e.x] & core::st_dirty)) continue;
-      v[e.x] = cache_load(reinterpret_cast<const T*>(e.addr));
+    for (const core::run& r : core_.down_runs()) {
+      const T* const from = reinterpret_cast<const T*>(r.addr);
+      T* const to = v + r.x;
+      if (keep_puts) [[unlikely]] {
+        for (std::size_t j = 0; j < r.n; ++j)
+          if (!(st[r.x + j] & core::st_dirty)) to[j] = cache_load(from + j);
+      } else {
+        copy_run(to, from, r.n);
+      }
     }
-    for (const core::entry& e : core_.own())
-      v[e.x] = cache_load(reinterpret_cast<const T*>(e.addr));
+    for (const core::run& r : core_.own_runs())
+      copy_run(v + r.x, reinterpret_cast<const T*>(r.addr), r.n);
     core_.downloaded(where);
   }
   /// Ends the download: get() may read other threads' elements. Misuse: no start_download().
@@ -456,6 +475,12 @@ class schedule_base<T, Rank, Block, std::index_sequence<D...>> {
   }
 
   [[gnu::always_inline]] T* values() const noexcept { return reinterpret_cast<T*>(core_.values_); }
+
+  // n elements from `from` on to `to` on, each read as the program's relaxed reads would.
+  static void copy_run(T* to, const T* from, std::size_t n) noexcept {
+    for (std::size_t j = 0; j < n; ++j)
+      to[j] = cache_load(from + j);
+  }
 
   [[gnu::always_inline]] bool keeps(const T& v, const T& d) const noexcept {
     if constexpr (can_combine) {

@@ -62,6 +62,8 @@ void schedule_core::release_plan() noexcept {
   down_ = {};
   up_ = {};
   own_ = {};
+  down_runs_ = {};
+  own_runs_ = {};
   down_batches_ = {};
   up_batches_ = {};
   dirty_ = {};
@@ -233,12 +235,28 @@ void schedule_core::plan(locate_fn locate, const void* self) {
       add(up_, up_batches_, f);
     }
   }
+  runs_of(down_, down_runs_);
+  runs_of(own_, own_runs_);
   const std::size_t bytes = span * element_bytes_;
   values_ = static_cast<char*>(::operator new (bytes, std::align_val_t{element_align_}));
   std::memset(values_, 0, bytes);  // an unchecked get() of an element never filled reads 0
   state_ = st;
   pos_ = any_write ? pos_storage_.data() : nullptr;
   span_ = span;
+}
+
+// Joins the entries of `list` that follow each other in memory and in the span into runs.
+void schedule_core::runs_of(const std::vector<entry>& list, std::vector<run>& runs) const {
+  for (const entry& e : list) {
+    if (!runs.empty()) {
+      run& r = runs.back();
+      if (e.addr == r.addr + r.n * element_bytes_ && e.x == r.x + r.n) {
+        ++r.n;
+        continue;
+      }
+    }
+    runs.push_back({e.addr, e.x, 1});
+  }
 }
 
 void schedule_core::begin(step which, locate_fn locate, const void* self,

@@ -1,7 +1,8 @@
 // Unit tests of pgas/coalesce.hpp: downloaded values equal direct reads for random index sets
 // (duplicates and own elements included) over block-cyclic, tiled 2-D and pointer-to-shared
-// ranges; the plan's owner batches; uploads visible after a barrier under the last, min and max
-// rules; reuse across iterations without replanning and a new plan after a new hint; one trace
+// ranges; downloads of runs of elements that keep the elements put and not uploaded; the
+// plan's owner batches; uploads visible after a barrier under the last, min and max rules;
+// reuse across iterations without replanning and a new plan after a new hint; one trace
 // record per owner batch; and each misuse with its message (in a child process, since misuse
 // inside a job ends the process).
 #include <catch2/catch.hpp>
@@ -201,6 +202,49 @@ TEST_CASE("several writers: the min and max rules keep the extreme, last keeps o
     });
     check_no_failures(f);
   }
+}
+
+TEST_CASE("a download reads whole runs of elements, skipping those put and not uploaded",
+          "[coalesce]") {
+  failures f;
+  pgas::run(test_job(2), 0, nullptr, [&] {
+    const int me = pgas::mythread();
+    const std::size_t n = 200;
+    pgas::shared_array<int> A({n});
+    for (std::size_t i = 0; i < n; ++i)
+      if (A.ptr(i).thread() == me) A[i] = value_of(i);
+    pgas::barrier();
+    // Every element but those a multiple of 10 (runs of 9 between gaps), own ones included;
+    // every third element hinted for writing too.
+    pgas::access_schedule s(A);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i % 10 != 0) s.hint(i);
+      if (i % 3 == 0) s.hint_write(i);
+    }
+    s.start_download();
+    s.finish_download();
+    for (std::size_t i = 0; i < n; ++i)
+      if (i % 10 != 0) EXPECT(f, s.get(i) == value_of(i), "index " << i);
+    // Other threads' elements put here stay as put through the next download; the rest of
+    // each run reads the owner's new values, as do the own elements.
+    for (std::size_t i = 0; i < n; i += 3)
+      if (A.ptr(i).thread() != me) s.put(i, -1);
+    pgas::barrier();
+    for (std::size_t i = 0; i < n; ++i)
+      if (A.ptr(i).thread() == me) A[i] = value_of(i) + 1;
+    pgas::barrier();
+    s.start_download();
+    s.finish_download();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i % 10 == 0) continue;
+      const bool put = i % 3 == 0 && A.ptr(i).thread() != me;
+      const int want = put ? -1 : value_of(i) + 1;
+      EXPECT(f, s.get(i) == want, "index " << i << ": " << s.get(i) << " vs " << want);
+    }
+    s.clear();
+    pgas::barrier();
+  });
+  check_no_failures(f);
 }
 
 TEST_CASE("a schedule is reused across iterations; a new hint after a cycle replans",

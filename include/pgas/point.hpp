@@ -64,15 +64,15 @@ constexpr nd_index nd_floor_div(nd_index a, nd_index b) noexcept {
 
 // The misuse checks every N-D header shares: constexpr tests whose failure (never constant)
 // goes to the error door out of line.
-[[noreturn]] inline void nd_bad_dim(int d, int n, const char* call,
-                                    const std::source_location& where) {
+[[noreturn, gnu::cold, gnu::noinline]] inline void nd_bad_dim(int d, int n, const char* call,
+                                                              const std::source_location& where) {
   misuse(std::string(call) + ": dimension " + std::to_string(d) + " is out of [0, " +
              std::to_string(n) + ")",
          where);
 }
 
-[[noreturn]] inline void nd_bad_dir(int dir, int n, const char* call,
-                                    const std::source_location& where) {
+[[noreturn, gnu::cold, gnu::noinline]] inline void nd_bad_dir(int dir, int n, const char* call,
+                                                              const std::source_location& where) {
   misuse(std::string(call) + ": direction " + std::to_string(dir) + " is out of [-" +
              std::to_string(n) + ", -1] and [1, " + std::to_string(n) +
              "] (directions are signed and 1-based)",

@@ -94,9 +94,9 @@ struct cut_run {
   std::size_t offset = 0;
   /// Every access local.
   bool local = false;
-  /// Where cut_plan::targets(run) finds this run's targets: the plan's shared targets of the
-  /// run's tile kind, starting at first_target, each offset moved by target_shift (the tile's
-  /// place in its owner's part). Read through targets(run), not directly.
+  /// Where cut_plan::targets(run) finds this run's targets: the plan's targets of a whole
+  /// tile's run, starting at first_target, each offset moved by target_shift (the tile's place
+  /// in its owner's part and the clipping). Read through targets(run), not directly.
   std::size_t first_target = 0;
   std::size_t target_shift = 0;
   /// Iterations in the run.
@@ -151,12 +151,13 @@ class cut_targets {
 
 /// The runs of the calling thread (or any thread) for one layout, box and set of offsets.
 ///
-/// Cost. Along each dimension the tiles that meet the box are of at most three kinds (the
-/// first, the last, those between), and every tile of the thread of one kind has the same runs
-/// and owners relative to its own start and place: the plan computes each kind's runs once (at
-/// most 3^rank kinds, (accesses + 1)^rank runs each) and counts the thread's tiles of each kind
-/// row by row of tiles, so building it costs nothing per tile. runs() then walks the thread's
-/// tiles, handing out each kind's runs moved to the tile: a few additions per run.
+/// Cost. Every tile of the thread has the same runs and owners relative to its own first
+/// element and place (its tiles are every THREADS-th, so an access's tile is always the same
+/// number of tiles and courses away): the plan computes one whole tile's runs ((accesses +
+/// 1)^rank at most) and counts the thread's runs and iterations row by row of tiles, so
+/// building it costs nothing per tile. runs() then walks the thread's tiles, handing out the
+/// tile's runs moved there and clipped to the box (at its edges and the array's end some
+/// runs are empty and skipped): a few additions and comparisons per run.
 class PGAS_API cut_plan {
  public:
   /// Computes the runs of `thread` (see the top of this header for errors, named at `where`).
@@ -177,17 +178,33 @@ class PGAS_API cut_plan {
     using iterator_category = std::input_iterator_tag;
     run_iterator() = default;
     cut_run operator*() const noexcept {
-      cut_run r = plan_->kind_runs_[run_];  // the kind's run, moved to the tile
-      for (std::size_t d = 0; d < plan_->rank_; ++d) {
-        r.lo[d] += start_[d];
-        r.hi[d] += start_[d];
+      cut_run r = plan_->tile_runs_[run_];  // the tile's run, moved to the tile, clipped
+      if (whole_) {
+        for (std::size_t d = 0; d < plan_->rank_; ++d) {
+          r.lo[d] += start_[d];
+          r.hi[d] += start_[d];
+        }
+        r.offset += shift_;
+        r.target_shift = shift_;
+        return r;
       }
-      r.offset += shift_;
-      r.target_shift = shift_;
+      std::size_t moved = 0;
+      for (std::size_t d = 0; d < plan_->rank_; ++d) {
+        const std::size_t lo = start_[d] + r.lo[d];
+        r.lo[d] = lo > plan_->blo_[d] ? lo : plan_->blo_[d];
+        const std::size_t hi = start_[d] + r.hi[d];
+        r.hi[d] = hi < plan_->bhi_[d] ? hi : plan_->bhi_[d];
+        moved += (r.lo[d] - lo) * plan_->strides_[d];
+      }
+      r.offset += shift_ + moved;
+      r.target_shift = shift_ + moved;
       return r;
     }
     run_iterator& operator++() noexcept {
-      if (--left_ != 0 && ++run_ == run_end_) next_tile();
+      if (--left_ != 0) {
+        ++run_;
+        settle();
+      }
       return *this;
     }
     run_iterator operator++(int) noexcept {
@@ -202,18 +219,39 @@ class PGAS_API cut_plan {
 
    private:
     friend class cut_plan;
+    // Whether run run_ of the tile meets the box (a tile at the box's edge or the array's end
+    // keeps only some of its runs).
+    bool meets() const noexcept {
+      if (whole_) return true;
+      const cut_run& r = plan_->tile_runs_[run_];
+      for (std::size_t d = 0; d < plan_->rank_; ++d) {
+        const std::size_t lo = start_[d] + r.lo[d], hi = start_[d] + r.hi[d];
+        if ((lo > plan_->blo_[d] ? lo : plan_->blo_[d]) >=
+            (hi < plan_->bhi_[d] ? hi : plan_->bhi_[d]))
+          return false;
+      }
+      return true;
+    }
+    void settle() noexcept {  // at the first run from run_ on that meets the box
+      for (;;) {
+        for (; run_ < plan_->tile_runs_.size(); ++run_) {
+          if (meets()) return;
+        }
+        next_tile();
+      }
+    }
     void next_tile() noexcept;   // the thread's next tile (there is one: left_ > 0)
-    void enter_tile() noexcept;  // at tile c_ of the row: its kind, start and shift
+    void enter_tile() noexcept;  // at tile c_ of the row: its start and place, its first run
     void enter_row() noexcept;   // at row tc_: the row's first tile of the thread
     const cut_plan* plan_ = nullptr;
-    std::size_t left_ = 0;      // runs left, this one included
-    std::size_t run_ = 0;       // in kind_runs_
-    std::size_t run_end_ = 0;   // the tile's kind's end in kind_runs_
-    std::size_t shift_ = 0;     // the tile's course × tile volume
-    std::size_t row_ = 0;       // row-major tile index of the row's first tile (last index 0)
-    std::size_t row_kind_ = 0;  // the kind index of the row's outer dimensions
-    std::size_t c_ = 0;         // the tile's index along the last dimension
-    std::size_t course_ = 0;    // the tile's position in the thread's storage
+    std::size_t left_ = 0;    // runs left, this one included
+    std::size_t run_ = 0;     // in tile_runs_
+    std::size_t shift_ = 0;   // the tile's course × tile volume
+    std::size_t row_ = 0;     // row-major tile index of the row's first tile (last index 0)
+    std::size_t c_ = 0;       // the tile's index along the last dimension
+    std::size_t course_ = 0;  // the tile's position in the thread's storage
+    bool row_whole_ = false;  // the row's tiles lie in the box along the outer dimensions
+    bool whole_ = false;      // the tile lies in the box: its runs need no clipping
     std::array<std::size_t, layout::max_rank> tc_{};     // the tile's indices
     std::array<std::size_t, layout::max_rank> start_{};  // its first element's indices
   };
@@ -237,7 +275,7 @@ class PGAS_API cut_plan {
   /// access, whether it is local, and the offset in the owner's part of the element that the
   /// run's first iteration reads.
   cut_targets targets(const cut_run& r) const noexcept {
-    return {kind_targets_.data() + r.first_target, accesses_, r.target_shift};
+    return {tile_targets_.data() + r.first_target, accesses_, r.target_shift};
   }
   /// The tile the model uses (the layout's tile, or a block-cyclic block as a tile).
   std::span<const std::size_t> tile() const noexcept { return {tile_.data(), rank_}; }
@@ -245,44 +283,56 @@ class PGAS_API cut_plan {
   std::span<const std::size_t> strides() const noexcept { return {strides_.data(), rank_}; }
   /// Iterations of all runs (the thread's iterations of the box).
   std::size_t iterations() const noexcept { return iterations_; }
-  /// Iterations of the runs in which every access is local.
-  std::size_t local_iterations() const noexcept { return local_iterations_; }
+  /// Iterations of the runs in which every access is local (counted on each call: a pass over
+  /// the rows of tiles).
+  std::size_t local_iterations() const noexcept;
 
  private:
   run_iterator begin_runs() const noexcept;
-  // A tile kind (one of first, between, last per dimension): its runs in kind_runs_, relative
-  // to the tile's first element (lo, hi) and place (offsets: as if the tile were at course 0 of
-  // the thread's part; its targets' offsets likewise, modulo 2^64).
-  struct kind {
-    std::size_t first_run = 0;
-    std::size_t end_run = 0;     // first_run == end_run: not built (the thread has no such tile)
-    std::size_t iterations = 0;  // of one tile of the kind
-    std::size_t local_iterations = 0;  // of its runs in which every access is local
+  // A tile's part of the box along one dimension (from its first element `start`): its length
+  // and how many of the dimension's segments meet it.
+  struct part_info {
+    std::size_t start = 0;
+    std::size_t length = 0;
+    std::size_t segments = 0;
   };
+  // A row of tiles (all indices but the last fixed) as for_each_row hands it out: its parts
+  // of the box along the outer dimensions, and along the last the parts of the box's first,
+  // between and last tiles with how many of each the thread has in the row.
+  struct row_info {
+    std::size_t row = 0;
+    std::array<part_info, layout::max_rank> part{};
+    std::array<part_info, 3> last{};
+    std::array<std::size_t, 3> count{};
+  };
+  part_info part_of(std::size_t d, std::size_t start) const noexcept;
+  template <class F>
+  void for_each_row(F&& f) const;  // the rows of tiles in which the thread has tiles
+
   std::size_t rank_ = 0;
   std::size_t accesses_ = 0;
   int thread_ = 0;
   std::array<std::size_t, layout::max_rank> tile_{};
   std::array<std::size_t, layout::max_rank> strides_{};
   std::size_t iterations_ = 0;
-  std::size_t local_iterations_ = 0;
   std::size_t run_count_ = 0;
-  // The walk (run_iterator): the tiles that meet the box, [tlo, thi] per dimension, the tile
-  // grid's row-major strides, the kinds per dimension and the kinds' row-major strides.
+  // The walk (run_iterator): the box, the tiles that meet it ([tlo, thi] per dimension), the
+  // tile grid's row-major strides.
   std::size_t threads_ = 1;
   std::size_t volume_ = 1;
+  std::array<std::size_t, layout::max_rank> blo_{};
+  std::array<std::size_t, layout::max_rank> bhi_{};
   std::array<std::size_t, layout::max_rank> tlo_{};
   std::array<std::size_t, layout::max_rank> thi_{};
   std::array<std::size_t, layout::max_rank> tile_stride_{};
-  std::array<std::size_t, layout::max_rank> kind_stride_{};
-  std::vector<kind> kinds_;
-  std::vector<cut_run> kind_runs_;
-  std::vector<cut_target> kind_targets_;
-
-  // The kind of tile index c along dimension d (0 first, 1 between, count − 1 last).
-  std::size_t kind_along(std::size_t d, std::size_t c) const noexcept {
-    return c == tlo_[d] ? 0 : c == thi_[d] ? (thi_[d] - tlo_[d] >= 2 ? 2 : 1) : 1;
-  }
+  // A whole tile's segments per dimension (bounds_[d · (accesses + 2) + s], segs_[d] of them)
+  // and its runs, the segments' product, relative to the tile's first element and place (its
+  // course 0 in the thread's part; the targets' offsets likewise, modulo 2^64): the same for
+  // every tile of the thread, clipped by the box at its edges.
+  std::array<std::size_t, layout::max_rank> segs_{};
+  std::vector<std::size_t> bounds_;
+  std::vector<cut_run> tile_runs_;
+  std::vector<cut_target> tile_targets_;
 };
 
 inline void cut_plan::run_iterator::enter_tile() noexcept {
@@ -290,10 +340,10 @@ inline void cut_plan::run_iterator::enter_tile() noexcept {
   const std::size_t last = p.rank_ - 1;
   tc_[last] = c_;
   start_[last] = c_ * p.tile_[last];
-  const kind& k = p.kinds_[row_kind_ + p.kind_along(last, c_) * p.kind_stride_[last]];
-  run_ = k.first_run;
-  run_end_ = k.end_run;
+  run_ = 0;
   shift_ = course_ * p.volume_;
+  whole_ =
+      row_whole_ && start_[last] >= p.blo_[last] && start_[last] + p.tile_[last] <= p.bhi_[last];
 }
 
 inline void cut_plan::run_iterator::next_tile() noexcept {

@@ -19,11 +19,11 @@
 // is the owner of its corner shifted by k. cut_plan applies this per tile of the thread and
 // per access, then intersects the parts of every access: the runs. Within a run each access
 // reads one tile of one owner, row-major, so the element of iteration i is at
-// targets[a].offset + Σ_d (i_d − lo_d) · strides()[d] in the owner's part. Tiles of one kind
-// (first, between or last along each dimension) have the same runs relative to their own
-// start and place, so a plan costs O(kinds × runs per tile × accesses + rows of tiles), with
-// at most 3^rank kinds and (a + 1)^rank runs per tile for a offsets, and walking it a few
-// additions per run; neither depends on the number of iterations.
+// targets[a].offset + Σ_d (i_d − lo_d) · strides()[d] in the owner's part. Every tile of the
+// thread has the same runs relative to its own start and place (the box clips those at its
+// edges), so a plan costs O(runs per tile × accesses + rows of tiles), at most (a + 1)^rank
+// runs per tile for a offsets, and walking it a few additions per run; neither depends on the
+// number of iterations.
 //
 // The formulas are those of Barton et al.'s locality analysis for multiblocked UPC arrays:
 // Cut_i = b_i − k_i mod b_i for dimensions 0 … n−2, and for the last dimension, where

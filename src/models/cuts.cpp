@@ -115,22 +115,6 @@ cut_target place_of(const tiling& t, const std::array<std::size_t, layout::max_r
   return {static_cast<int>(tile % t.threads), false, (tile / t.threads) * t.volume + phase};
 }
 
-// The tiles that meet a box along one dimension, [first, last], are of at most three kinds: the
-// first, the last and those between, whose parts of the box are the same relative to their
-// start (whole tiles). A kind's segments are bounds[kind][s] to bounds[kind][s + 1], counted
-// from the tile's start.
-struct tile_kinds {
-  std::size_t first = 0;
-  std::size_t last = 0;
-  std::size_t count = 1;
-  // Written before read, for the kinds there are only (no 6.5 KiB of zeros per plan).
-  std::array<std::size_t, 3> segs;
-  std::array<std::array<std::size_t, max_cut_accesses + 2>, 3> bounds;
-  std::size_t of(std::size_t c) const noexcept {
-    return c == first ? 0 : c == last ? count - 1 : 1;
-  }
-};
-
 void check_rank(const layout& l, std::size_t rank, const char* what,
                 const std::source_location& where) {
   if (rank != l.rank()) {
@@ -232,41 +216,32 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
   const std::size_t na = k.size();
   const std::size_t last = rank_ - 1;
   const std::size_t max_segs = na + 1;
-  // The tiles that meet the box, as tile coordinates [tlo, thi], and their kinds per dimension
-  // (see tile_kinds): every tile of one kind has the same segments and shifts, computed here
-  // once.
+  // The tiles that meet the box: [tlo, thi] along each dimension.
   tile_stride_[last] = 1;
   for (std::size_t d = last; d-- > 0;)
     tile_stride_[d] = tile_stride_[d + 1] * t.n[d + 1];
-  std::array<tile_kinds, layout::max_rank> kinds;
-  // Written before read, for the kinds and segments there are only: left uninitialised.
-  // Where a segment's first index shifted by each access lands along dimension d: the tile,
-  // relative to the segment's and times the row-major tile stride, as course · THREADS +
-  // residue (0 <= residue < THREADS), and the position in it (times the in-tile stride). Three
-  // rows of `na` per segment (residues, courses modulo 2^64, positions), so that a run's sums
-  // over the dimensions vectorise.
-  const auto shifts = std::make_unique_for_overwrite<std::size_t[]>(rank_ * 3 * max_segs * 3 * na);
-  const auto shift_at = [&](std::size_t d, std::size_t kind, std::size_t sg) {
-    return ((d * 3 + kind) * max_segs + sg) * 3 * na;
-  };
-  std::size_t all_kinds = 1;
+  // Along each dimension a whole tile [0, b) splits at every access's cut b − (k mod b) into at
+  // most na + 1 segments, bounds_[d][s] to bounds_[d][s + 1]; per segment and access, where
+  // the segment's first index shifted by the access lands: the tile, relative to the
+  // segment's and times the row-major tile stride, as course · THREADS + residue (0 <= residue
+  // < THREADS), and the position in it (times the in-tile stride), three rows of `na`
+  // (residues, courses modulo 2^64, positions). Every tile of the thread has the same
+  // segments and shifts: the box clips them at its edges, and the array's end a partial tile.
+  bounds_.resize(rank_ * (max_segs + 1));
+  const auto shifts = std::make_unique_for_overwrite<std::size_t[]>(rank_ * max_segs * 3 * na);
+  const auto shift_at = [&](std::size_t d, std::size_t sg) { return (d * max_segs + sg) * 3 * na; };
+  const auto sthreads = static_cast<std::ptrdiff_t>(threads);
   for (std::size_t d = 0; d < rank_; ++d) {
     const std::size_t b = t.b[d];
     tlo_[d] = lo[d] / b;
     thi_[d] = (hi[d] - 1) / b;
-    tile_kinds& tk = kinds[d];
-    tk.first = tlo_[d];
-    tk.last = thi_[d];
-    tk.count = std::min<std::size_t>(3, thi_[d] - tlo_[d] + 1);
-    kind_stride_[d] = all_kinds;
-    all_kinds *= tk.count;
-    // A position p in [0, b) shifted by k is in tile whole (+1 when p + rest >= b).
-    // That tile, times the tile stride, as courses · THREADS + residue: [a][0] for whole,
-    // [a][1] for whole + 1.
-    // A stencil's offsets (−b <= k < b) need only w = −1, 0, 1 whole tiles: divided once.
+    blo_[d] = lo[d];
+    bhi_[d] = hi[d];
+    // A position p in [0, b) shifted by k is in tile whole (+1 when p + rest >= b); that tile
+    // as courses and residue for w = whole, whole + 1 (a stencil's −b <= k < b needs only w =
+    // −1, 0, 1: divided once each).
     std::array<std::size_t, max_cut_accesses> rest;
     std::array<std::array<std::pair<std::ptrdiff_t, std::size_t>, 2>, max_cut_accesses> tile_of;
-    const auto sthreads = static_cast<std::ptrdiff_t>(threads);
     const auto split_tiles = [&](std::ptrdiff_t w) -> std::pair<std::ptrdiff_t, std::size_t> {
       const std::ptrdiff_t tiles = w * static_cast<std::ptrdiff_t>(tile_stride_[d]);
       std::ptrdiff_t courses = tiles / sthreads;  // floor
@@ -284,154 +259,149 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
             w >= -1 && w <= 1 ? near[static_cast<std::size_t>(w + 1)] : split_tiles(w);
       }
     }
-    for (std::size_t kind = 0; kind < tk.count; ++kind) {
-      // The kind's part of the box relative to its tiles' start, split at every access's cut.
-      const std::size_t c = kind == 0 ? tlo_[d] : kind + 1 == tk.count ? thi_[d] : tlo_[d] + 1;
-      const std::size_t start = c * b;
-      const std::size_t a0 = std::max(start, lo[d]) - start;
-      const std::size_t a1 = std::min(start + b, hi[d]) - start;
-      auto& bd = tk.bounds[kind];
-      std::size_t nb = 1;
-      bd[0] = a0;
+    std::size_t* bd = &bounds_[d * (max_segs + 1)];
+    std::size_t nb = 1;
+    bd[0] = 0;
+    for (std::size_t a = 0; a < na; ++a) {
+      const std::size_t cut = b - rest[a];
+      if (cut >= b) continue;  // rest 0: no split
+      std::size_t x = nb++;    // insertion, skipping duplicates
+      while (x > 1 && bd[x - 1] > cut) {
+        bd[x] = bd[x - 1];
+        --x;
+      }
+      if (bd[x - 1] == cut) {
+        for (std::size_t y = x; y + 1 < nb; ++y)
+          bd[y] = bd[y + 1];
+        --nb;
+      } else {
+        bd[x] = cut;
+      }
+    }
+    bd[nb] = b;
+    segs_[d] = nb;
+    for (std::size_t sg = 0; sg < nb; ++sg) {
+      std::size_t* row = &shifts[shift_at(d, sg)];
       for (std::size_t a = 0; a < na; ++a) {
-        const std::size_t cut = b - rest[a];
-        if (cut <= a0 || cut >= a1) continue;
-        std::size_t x = nb++;  // insertion, skipping duplicates
-        while (x > 1 && bd[x - 1] > cut) {
-          bd[x] = bd[x - 1];
-          --x;
-        }
-        if (bd[x - 1] == cut) {
-          for (std::size_t y = x; y + 1 < nb; ++y)
-            bd[y] = bd[y + 1];
-          --nb;
-        } else {
-          bd[x] = cut;
-        }
-      }
-      bd[nb] = a1;
-      tk.segs[kind] = nb;
-      // Per segment and access, where the segment's first index shifted by the access lands.
-      for (std::size_t sg = 0; sg < nb; ++sg) {
-        for (std::size_t a = 0; a < na; ++a) {
-          const std::size_t p = bd[sg] + rest[a];
-          const bool next = p >= b;
-          const auto [courses, residue] = tile_of[a][next ? 1 : 0];
-          std::size_t* row = &shifts[shift_at(d, kind, sg)];
-          row[a] = residue;
-          row[na + a] = static_cast<std::size_t>(courses);
-          row[2 * na + a] = (next ? p - b : p) * strides_[d];
-        }
+        const std::size_t p = bd[sg] + rest[a];
+        const bool next = p >= b;
+        const auto [courses, residue] = tile_of[a][next ? 1 : 0];
+        row[a] = residue;
+        row[na + a] = static_cast<std::size_t>(courses);
+        row[2 * na + a] = (next ? p - b : p) * strides_[d];
       }
     }
   }
-  kinds_.resize(all_kinds);
-  // A kind's runs, built for the first tile of the thread that has it: the product of its
-  // segments, row-major. Every tile q of the thread has q mod THREADS == thread, so access a's
-  // tile q + s (s: the shifts' tiles, Σ courses · THREADS + residue) has owner (thread + Σ
-  // residue) mod THREADS and lies Σ courses (+ 1 per THREADS taken off the owner) after q in
-  // its owner's part, whatever q is: no division per run.
-  const auto build_kind = [&](std::size_t index,
-                              const std::array<std::size_t, layout::max_rank>& kind) {
-    pgas::cut_plan::kind& m = kinds_[index];
-    std::size_t runs = 1;
-    for (std::size_t d = 0; d < rank_; ++d)
-      runs *= kinds[d].segs[kind[d]];
-    m.first_run = kind_runs_.size();
-    m.end_run = m.first_run + runs;
-    std::size_t target = kind_targets_.size();
-    // Zeroed in one go, then written field by field in place (a run built aside and copied in
-    // would reload its narrow stores wide, and wait on them).
-    kind_runs_.resize(m.end_run);
-    std::array<std::size_t, layout::max_rank> seg{};
-    std::array<const std::size_t*, layout::max_rank> rows;  // each dimension's segment's shifts
-    for (std::size_t x = m.first_run; x < m.end_run; ++x) {
-      cut_run& r = kind_runs_[x];
-      r.first_target = target;
-      std::size_t my_phase = 0;
+  // The tile's runs: the product of the segments, row-major, relative to the tile's first
+  // element and place (its course 0 in the thread's part). Every tile q of the thread has q
+  // mod THREADS == thread, so access a's tile q + s (s: the shifts' tiles, Σ courses · THREADS
+  // + residue) has owner (thread + Σ residue) mod THREADS and lies Σ courses (+ 1 per THREADS
+  // taken off the owner) after q in its owner's part, whatever q is: no division per run.
+  std::size_t runs = 1;
+  for (std::size_t d = 0; d < rank_; ++d)
+    runs *= segs_[d];
+  tile_runs_.resize(runs);  // zeroed in one go, then written field by field in place
+  tile_targets_.reserve(runs * na);
+  std::array<std::size_t, layout::max_rank> seg{};
+  std::array<const std::size_t*, layout::max_rank> rows;  // each dimension's segment's shifts
+  for (cut_run& r : tile_runs_) {
+    r.first_target = tile_targets_.size();
+    std::size_t my_phase = 0;
+    for (std::size_t d = 0; d < rank_; ++d) {
+      const std::size_t* bd = &bounds_[d * (max_segs + 1)];
+      r.lo[d] = bd[seg[d]];
+      r.hi[d] = bd[seg[d] + 1];
+      my_phase += bd[seg[d]] * strides_[d];
+      rows[d] = &shifts[shift_at(d, seg[d])];
+    }
+    r.offset = my_phase;
+    bool local = true;
+    // Per access, its sums over the dimensions in registers (no arrays between passes).
+    for (std::size_t a = 0; a < na; ++a) {
+      std::size_t owner = me;
+      std::size_t course = 0;  // modulo 2^64
+      std::size_t phase = 0;
       for (std::size_t d = 0; d < rank_; ++d) {
-        const auto& bd = kinds[d].bounds[kind[d]];
-        r.lo[d] = bd[seg[d]];
-        r.hi[d] = bd[seg[d] + 1];
-        my_phase += bd[seg[d]] * strides_[d];
-        rows[d] = &shifts[shift_at(d, kind[d], seg[d])];
+        owner += rows[d][a];
+        course += rows[d][na + a];
+        phase += rows[d][2 * na + a];
       }
-      r.offset = my_phase;
-      bool local = true;
-      // Per access, its sums over the dimensions in registers (no arrays between passes).
-      for (std::size_t a = 0; a < na; ++a, ++target) {
-        std::size_t owner = me;
-        std::size_t course = 0;  // modulo 2^64
-        std::size_t phase = 0;
-        for (std::size_t d = 0; d < rank_; ++d) {
-          owner += rows[d][a];
-          course += rows[d][na + a];
-          phase += rows[d][2 * na + a];
-        }
-        while (owner >= threads) {  // at most rank times
-          owner -= threads;
-          ++course;
-        }
-        const auto o = static_cast<int>(owner);
-        const bool is_local = o >= node_first && o < node_end;
-        local = local && is_local;
-        // Modulo 2^64: a course before the tile's comes back when the tile's place is added.
-        kind_targets_.push_back({o, is_local, course * t.volume + phase});
+      while (owner >= threads) {  // at most rank times
+        owner -= threads;
+        ++course;
       }
-      r.local = local;
-      const std::size_t n = r.iterations(rank_);
-      m.iterations += n;
-      if (local) m.local_iterations += n;
-      for (std::size_t d = rank_; d-- > 0;) {
-        if (++seg[d] < kinds[d].segs[kind[d]]) break;
-        seg[d] = 0;
-      }
+      const auto o = static_cast<int>(owner);
+      const bool is_local = o >= node_first && o < node_end;
+      local = local && is_local;
+      // Modulo 2^64: a course before the tile's comes back when the tile's place is added.
+      tile_targets_.push_back({o, is_local, course * t.volume + phase});
     }
-  };
-  // Room for every kind's runs (most plans build most kinds), within reason.
-  std::size_t all_runs = 1;
-  for (std::size_t d = 0; d < rank_; ++d) {
-    std::size_t segs = 0;
-    for (std::size_t kind = 0; kind < kinds[d].count; ++kind)
-      segs += kinds[d].segs[kind];
-    all_runs = std::min<std::size_t>(all_runs * segs, 4096);
+    r.local = local;
+    for (std::size_t d = rank_; d-- > 0;) {
+      if (++seg[d] < segs_[d]) break;
+      seg[d] = 0;
+    }
   }
-  kind_runs_.reserve(all_runs);
-  kind_targets_.reserve(all_runs * na);
-  // Row by row of tiles: the thread's tiles of the row of each kind along the last dimension
-  // (the first, the last, those between: every THREADS-th tile), their kinds' runs built when
-  // first met and counted.
-  std::array<std::size_t, layout::max_rank> tc = tlo_;
-  std::array<std::size_t, layout::max_rank> kind{};
-  const std::size_t tiles_last = thi_[last] - tlo_[last] + 1;
-  for (;;) {
-    std::size_t row = 0;
-    std::size_t row_kind = 0;
+  // The runs and iterations, row of tiles by row: along each dimension a tile is the box's
+  // first, last or one between, which fixes its part of the box and its segments that meet
+  // it; along the last dimension the thread's tiles of a row are every THREADS-th.
+  for_each_row([&](const row_info& w) {
+    std::size_t outer_runs = 1;
+    std::size_t outer_iterations = 1;
     for (std::size_t d = 0; d < last; ++d) {
-      row += tc[d] * tile_stride_[d];
-      kind[d] = kinds[d].of(tc[d]);
-      row_kind += kind[d] * kind_stride_[d];
+      outer_runs *= w.part[d].segments;
+      outer_iterations *= w.part[d].length;
+    }
+    for (std::size_t kl = 0; kl < 3; ++kl) {
+      run_count_ += w.count[kl] * outer_runs * w.last[kl].segments;
+      iterations_ += w.count[kl] * outer_iterations * w.last[kl].length;
+    }
+  });
+}
+
+// A dimension's segments that meet the box in a tile that starts at `start`, and its length.
+cut_plan::part_info cut_plan::part_of(std::size_t d, std::size_t start) const noexcept {
+  const std::size_t max_segs = accesses_ + 1;
+  const std::size_t* bd = &bounds_[d * (max_segs + 1)];
+  const std::size_t a0 = std::max(start, blo_[d]) - start;
+  const std::size_t a1 = std::min(start + tile_[d], bhi_[d]) - start;
+  part_info p;
+  p.length = a1 - a0;
+  p.start = start;
+  for (std::size_t s = 0; s < segs_[d]; ++s)
+    p.segments += std::max(bd[s], a0) < std::min(bd[s + 1], a1) ? 1 : 0;
+  return p;
+}
+
+template <class F>
+void cut_plan::for_each_row(F&& f) const {
+  if (tile_runs_.empty()) return;
+  const std::size_t last = rank_ - 1;
+  const auto me = static_cast<std::size_t>(thread_);
+  const std::size_t tiles_last = thi_[last] - tlo_[last] + 1;
+  // The last dimension's three kinds of tile: first, between, last (the same tile when the box
+  // meets one, then counted as first).
+  row_info w;
+  w.last[0] = part_of(last, tlo_[last] * tile_[last]);
+  if (tiles_last > 2) w.last[1] = part_of(last, (tlo_[last] + 1) * tile_[last]);
+  if (tiles_last > 1) w.last[2] = part_of(last, thi_[last] * tile_[last]);
+  std::array<std::size_t, layout::max_rank> tc = tlo_;
+  for (;;) {
+    w.row = 0;
+    for (std::size_t d = 0; d < last; ++d) {
+      w.row += tc[d] * tile_stride_[d];
+      w.part[d] = part_of(d, tc[d] * tile_[d]);
     }
     // The thread's tiles of the row: tlo + first, tlo + first + THREADS, … <= thi.
-    const std::size_t first = (me + threads - (row + tlo_[last]) % threads) % threads;
+    const std::size_t first = (me + threads_ - (w.row + tlo_[last]) % threads_) % threads_;
+    w.count = {0, 0, 0};
     if (first < tiles_last) {
-      const std::size_t mine = (tiles_last - 1 - first) / threads + 1;
-      const std::size_t last_mine = first + (mine - 1) * threads;
-      std::array<std::size_t, 3> count{};  // of the row's tiles of the thread, per last kind
-      count[0] = first == 0 ? 1 : 0;
-      const std::size_t last_kind = kinds[last].count - 1;
-      if (last_kind > 0 && last_mine == tiles_last - 1) count[last_kind] = 1;
-      if (kinds[last].count == 3) count[1] = mine - count[0] - count[2];
-      for (std::size_t kl = 0; kl < kinds[last].count; ++kl) {
-        if (count[kl] == 0) continue;
-        kind[last] = kl;
-        const std::size_t index = row_kind + kl * kind_stride_[last];
-        if (kinds_[index].end_run == kinds_[index].first_run) build_kind(index, kind);
-        const pgas::cut_plan::kind& m = kinds_[index];
-        run_count_ += count[kl] * (m.end_run - m.first_run);
-        iterations_ += count[kl] * m.iterations;
-        local_iterations_ += count[kl] * m.local_iterations;
-      }
+      const std::size_t mine = (tiles_last - 1 - first) / threads_ + 1;
+      const std::size_t last_mine = first + (mine - 1) * threads_;
+      w.count[0] = first == 0 ? 1 : 0;
+      w.count[2] = tiles_last > 1 && last_mine == tiles_last - 1 ? 1 : 0;
+      w.count[1] = mine - w.count[0] - w.count[2];
+      f(w);
     }
     std::size_t d = last;
     while (d-- > 0) {
@@ -442,15 +412,50 @@ cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, 
   }
 }
 
+std::size_t cut_plan::local_iterations() const noexcept {
+  // Per row of tiles, each local run's iterations in each part: its segment clipped to the
+  // part, per dimension.
+  const std::size_t last = rank_ - 1;
+  const std::size_t max_segs = accesses_ + 1;
+  const auto clipped = [&](std::size_t d, const part_info& p, std::size_t s) -> std::size_t {
+    const std::size_t* bd = &bounds_[d * (max_segs + 1)];
+    const std::size_t a0 = std::max(p.start, blo_[d]) - p.start;
+    const std::size_t a1 = a0 + p.length;
+    const std::size_t x0 = std::max(bd[s], a0), x1 = std::min(bd[s + 1], a1);
+    return x0 < x1 ? x1 - x0 : 0;
+  };
+  std::size_t total = 0;
+  for_each_row([&](const row_info& w) {
+    std::array<std::size_t, layout::max_rank> seg{};
+    for (const cut_run& r : tile_runs_) {
+      if (r.local) {
+        std::size_t outer = 1;
+        for (std::size_t d = 0; d < last; ++d)
+          outer *= clipped(d, w.part[d], seg[d]);
+        std::size_t along = 0;
+        for (std::size_t kl = 0; kl < 3; ++kl) {
+          if (w.count[kl] != 0) along += w.count[kl] * clipped(last, w.last[kl], seg[last]);
+        }
+        total += outer * along;
+      }
+      for (std::size_t d = rank_; d-- > 0;) {
+        if (++seg[d] < segs_[d]) break;
+        seg[d] = 0;
+      }
+    }
+  });
+  return total;
+}
+
 void cut_plan::run_iterator::enter_row() noexcept {
   const cut_plan& p = *plan_;
   const std::size_t last = p.rank_ - 1;
   row_ = 0;
-  row_kind_ = 0;
+  row_whole_ = true;
   for (std::size_t d = 0; d < last; ++d) {
     row_ += tc_[d] * p.tile_stride_[d];
     start_[d] = tc_[d] * p.tile_[d];
-    row_kind_ += p.kind_along(d, tc_[d]) * p.kind_stride_[d];
+    row_whole_ = row_whole_ && start_[d] >= p.blo_[d] && start_[d] + p.tile_[d] <= p.bhi_[d];
   }
   const auto me = static_cast<std::size_t>(p.thread_);
   const std::size_t first_q = row_ + p.tlo_[last];
@@ -475,6 +480,7 @@ cut_plan::run_iterator cut_plan::begin_runs() const noexcept {
     it.enter_row();
   }
   it.enter_tile();
+  it.settle();
   return it;
 }
 

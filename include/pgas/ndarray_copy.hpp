@@ -22,8 +22,9 @@
 // contiguous in both arrays merge, so whole arrays, whole planes of a row-major array or
 // runs of rows copy as one std::memcpy each; a run contiguous in both is one memcpy, and a
 // strided one a loop of loads and stores of the element's size; a transposed view (the
-// source contiguous along another dimension than the destination) is copied in 32 x 32
-// blocks of those two dimensions, so that the source's lines stay in cache. When the two
+// source contiguous along another dimension than the destination) is copied in square tiles
+// of those two dimensions, a cache line of elements a side, each source line read whole once
+// and prefetched ahead (copy_nb's engine pieces are strips of tiles). When the two
 // views' elements may overlap in memory (views of one array), the result is as if src had been
 // copied to a temporary first (as std::memmove): such a copy goes through a buffer unless it
 // is an exact self-copy (the same elements on both sides), which does nothing.

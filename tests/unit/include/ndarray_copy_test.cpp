@@ -272,16 +272,126 @@ TEST_CASE("copy of large transposed and permuted views (copied in blocks)") {
   check_no_failures(f);
 }
 
-TEST_CASE("copy moves elements of every size") {
+// Runs check.operator()<Bytes>(f) for elements of 1, 2, 4, 8, 16 and 24 bytes in a job of one
+// thread.
+template <class Check>
+void every_size(Check check) {
   failures f;
   REQUIRE(pgas::run(test_job(1), 0, nullptr, [&] {
-            element_sizes<1>(f);
-            element_sizes<2>(f);
-            element_sizes<4>(f);
-            element_sizes<8>(f);
-            element_sizes<16>(f);
-            element_sizes<24>(f);
+            check.template operator()<1>(f);
+            check.template operator()<2>(f);
+            check.template operator()<4>(f);
+            check.template operator()<8>(f);
+            check.template operator()<16>(f);
+            check.template operator()<24>(f);
           }) == 0);
+  check_no_failures(f);
+}
+
+TEST_CASE("copy moves elements of every size") {
+  every_size([]<std::size_t Bytes>(failures& f) { element_sizes<Bytes>(f); });
+}
+
+// Transposes of elements of `Bytes` bytes large enough for the tiled path: 530 x 67 source
+// points, so that tiles (a cache line of elements a side), the blocks of 512 source rows and
+// the prefetch distance all end ragged, plus a permuted plane of a rank-3 view; every element
+// checked against the source view read point by point.
+template <std::size_t Bytes>
+void tiled_transposes(failures& f) {
+  using E = blob<Bytes>;
+  const ndarray<E, 2> a(rectdomain<2>({0, 0}, {530, 67}));
+  const auto fill = [](E& x, nd_index v) {
+    for (std::size_t k = 0; k < Bytes; ++k)
+      x.b[k] = static_cast<unsigned char>(v * 131 + static_cast<nd_index>(k) * 7 + (v >> 8));
+  };
+  pgas::foreach(a.domain(), [&](const point<2>& p) { fill(a[p], p[0] * 67 + p[1]); });
+  const ndarray<E, 2> t(rectdomain<2>({0, 0}, {67, 530}));
+  pgas::copy(t, a.transpose());
+  pgas::foreach(t.domain(), [&](const point<2>& p) {
+    EXPECT(f, (t[p] == a(p[1], p[0])), Bytes << " bytes transposed at " << p[0] << "," << p[1]);
+  });
+  // A strided and offset window of the transpose, into a window of t.
+  const rectdomain<2> win({3, 5}, {64, 529}, {1, 3});
+  pgas::foreach(t.domain(), [&](const point<2>& p) { t[p] = E{}; });
+  pgas::copy(t.constrict(win), a.transpose());
+  pgas::foreach(t.domain(), [&](const point<2>& p) {
+    const bool in = win.contains(p);
+    EXPECT(f, (t[p] == (in ? a(p[1], p[0]) : E{})),
+           Bytes << " bytes window at " << p[0] << "," << p[1]);
+  });
+  const ndarray<E, 3> b(rectdomain<3>({0, 0, 0}, {3, 70, 75}));
+  pgas::foreach(b.domain(), [&](const point<3>& p) { fill(b[p], (p[0] * 70 + p[1]) * 75 + p[2]); });
+  const auto v = b.permute(point<3>(2, 0, 1));
+  const ndarray<E, 3> r(v.domain());
+  pgas::copy(r, v);
+  pgas::foreach(r.domain(), [&](const point<3>& p) {
+    EXPECT(f, (r[p] == v[p]), Bytes << " bytes permuted at " << p[0] << "," << p[1] << "," << p[2]);
+  });
+}
+
+TEST_CASE("copy transposes in tiles: every element size, ragged tiles and blocks") {
+  every_size([]<std::size_t Bytes>(failures& f) { tiled_transposes<Bytes>(f); });
+}
+
+TEST_CASE("copy of every rank-3 permutation, across threads, and of overlapping transposes") {
+  failures f;
+  REQUIRE(
+      pgas::run(test_job(2), 0, nullptr, [&] {
+        const int me = pgas::mythread();
+        const ndarray<double, 3> a(rectdomain<3>({0, 0, 0}, {13, 70, 9}));
+        pgas::foreach(a.domain(), [&](const point<3>& p) { a[p] = value_of(me, p); });
+        const auto dir = pgas::exchange(a);
+        const auto& other = dir[static_cast<std::size_t>(1 - me)];
+        std::array<nd_index, 3> perm = {0, 1, 2};
+        do {
+          const auto v = other.permute(point<3>(perm[0], perm[1], perm[2]));
+          const ndarray<double, 3> r(v.domain());
+          pgas::copy(r, v);
+          pgas::foreach(r.domain(), [&](const point<3>& p) {
+            EXPECT(f, r[p] == v[p],
+                   "permutation " << perm[0] << perm[1] << perm[2] << " at " << p[0] << "," << p[1]
+                                  << "," << p[2]);
+          });
+        } while (std::next_permutation(perm.begin(), perm.end()));
+        // copy_nb of transposes above the engine's threshold: the engine's pieces are
+        // strips of tiles (2-D: 300 x 530 doubles; rank 3: the planes of the outer
+        // dimension, 3 x 190 x 300 doubles, strips that end mid-plane).
+        const ndarray<double, 2> big(rectdomain<2>({0, 0}, {530, 300}));
+        pgas::foreach(big.domain(),
+                      [&](const point<2>& p) { big[p] = static_cast<double>(p[0] * 1000 + p[1]); });
+        const ndarray<double, 2> big_t(rectdomain<2>({0, 0}, {300, 530}));
+        pgas::nb_handle h = pgas::copy_nb(big_t, big.transpose());
+        EXPECT(f, !(h == pgas::complete_handle), "a transpose of 1.2 MiB goes to the engine");
+        pgas::sync(h);
+        pgas::foreach(big_t.domain(), [&](const point<2>& p) {
+          EXPECT(f, big_t[p] == big(p[1], p[0]), "copy_nb transposed at " << p[0] << "," << p[1]);
+        });
+        const ndarray<double, 3> c(rectdomain<3>({0, 0, 0}, {3, 300, 190}));
+        pgas::foreach(c.domain(), [&](const point<3>& p) { c[p] = value_of(me, p); });
+        const auto cv = c.permute(point<3>(0, 2, 1));
+        const ndarray<double, 3> cr(cv.domain());
+        pgas::nb_handle hc = pgas::copy_nb(cr, cv);
+        EXPECT(f, !(hc == pgas::complete_handle), "a permute of 1.3 MiB goes to the engine");
+        pgas::sync(hc);
+        pgas::foreach(cr.domain(), [&](const point<3>& p) {
+          EXPECT(f, cr[p] == cv[p], "copy_nb permuted at " << p[0] << "," << p[1] << "," << p[2]);
+        });
+        pgas::barrier();  // the other thread is done reading a
+        // m shifted by (3, -2) from its own transpose: the views overlap, so the copy
+        // acts as through a temporary.
+        const ndarray<double, 2> m(rectdomain<2>({0, 0}, {90, 90}));
+        pgas::foreach(m.domain(),
+                      [&](const point<2>& p) { m[p] = static_cast<double>(p[0] * 1000 + p[1]); });
+        pgas::copy(m.translate(point<2>(3, -2)), m.transpose());
+        pgas::foreach(m.domain(), [&](const point<2>& p) {
+          // m(i, j) is the view's (i + 3, j - 2), from m's transpose there: the old m(j - 2,
+          // i + 3); points outside the intersection keep their value.
+          const bool in = p[0] + 3 < 90 && p[1] >= 2;
+          const double want = in ? static_cast<double>((p[1] - 2) * 1000 + p[0] + 3)
+                                 : static_cast<double>(p[0] * 1000 + p[1]);
+          EXPECT(f, m[p] == want, p[0] << "," << p[1] << ": " << m[p]);
+        });
+      }) == 0);
   check_no_failures(f);
 }
 

@@ -155,6 +155,17 @@ int run(int argc, char** argv) {
       ->type_name("FILE")
       ->required();
 
+  // A first word that is no command: CLI11 would only say that a command is required.
+  const auto is_command = [&](std::string_view word) {
+    for (const CLI::App* sub : app.get_subcommands({}))
+      if (sub->get_name() == word) return true;
+    return false;
+  };
+  if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
+    throw usage_error(fmt::format(
+        "'{}' is not a command: show, predict, evaluate or export (see pgas-reuse --help)",
+        argv[1]));
+  }
   if (!pgas::tools::parse_command_line(app, argc, argv, " (see pgas-reuse --help)", true)) return 0;
 
   std::string text;

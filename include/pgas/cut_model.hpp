@@ -179,22 +179,12 @@ class PGAS_API cut_plan {
     run_iterator() = default;
     cut_run operator*() const noexcept {
       cut_run r = plan_->tile_runs_[run_];  // the tile's run, moved to the tile, clipped
-      if (whole_) {
-        for (std::size_t d = 0; d < plan_->rank_; ++d) {
-          r.lo[d] += start_[d];
-          r.hi[d] += start_[d];
-        }
-        r.offset += shift_;
-        r.target_shift = shift_;
-        return r;
-      }
-      std::size_t moved = 0;
+      std::size_t moved = 0;                // the clipped first iteration's distance from the run's
       for (std::size_t d = 0; d < plan_->rank_; ++d) {
-        const std::size_t lo = start_[d] + r.lo[d];
-        r.lo[d] = lo > plan_->blo_[d] ? lo : plan_->blo_[d];
-        const std::size_t hi = start_[d] + r.hi[d];
-        r.hi[d] = hi < plan_->bhi_[d] ? hi : plan_->bhi_[d];
-        moved += (r.lo[d] - lo) * plan_->strides_[d];
+        const auto [lo, hi] = clipped(r, d);
+        moved += (lo - (start_[d] + r.lo[d])) * plan_->strides_[d];
+        r.lo[d] = lo;
+        r.hi[d] = hi;
       }
       r.offset += shift_ + moved;
       r.target_shift = shift_ + moved;
@@ -221,14 +211,17 @@ class PGAS_API cut_plan {
     friend class cut_plan;
     // Whether run run_ of the tile meets the box (a tile at the box's edge or the array's end
     // keeps only some of its runs).
+    // Run r's indices along dimension d, moved to the tile and clipped to the box.
+    std::pair<std::size_t, std::size_t> clipped(const cut_run& r, std::size_t d) const noexcept {
+      const std::size_t lo = start_[d] + r.lo[d], hi = start_[d] + r.hi[d];
+      return {lo > plan_->blo_[d] ? lo : plan_->blo_[d], hi < plan_->bhi_[d] ? hi : plan_->bhi_[d]};
+    }
     bool meets() const noexcept {
       if (whole_) return true;
       const cut_run& r = plan_->tile_runs_[run_];
       for (std::size_t d = 0; d < plan_->rank_; ++d) {
-        const std::size_t lo = start_[d] + r.lo[d], hi = start_[d] + r.hi[d];
-        if ((lo > plan_->blo_[d] ? lo : plan_->blo_[d]) >=
-            (hi < plan_->bhi_[d] ? hi : plan_->bhi_[d]))
-          return false;
+        const auto [lo, hi] = clipped(r, d);
+        if (lo >= hi) return false;
       }
       return true;
     }
@@ -243,6 +236,7 @@ class PGAS_API cut_plan {
     void next_tile() noexcept;   // the thread's next tile (there is one: left_ > 0)
     void enter_tile() noexcept;  // at tile c_ of the row: its start and place, its first run
     void enter_row() noexcept;   // at row tc_: the row's first tile of the thread
+    void skip_rows() noexcept;   // from a row past its last tile of the thread to the next
     const cut_plan* plan_ = nullptr;
     std::size_t left_ = 0;    // runs left, this one included
     std::size_t run_ = 0;     // in tile_runs_
@@ -251,7 +245,7 @@ class PGAS_API cut_plan {
     std::size_t c_ = 0;       // the tile's index along the last dimension
     std::size_t course_ = 0;  // the tile's position in the thread's storage
     bool row_whole_ = false;  // the row's tiles lie in the box along the outer dimensions
-    bool whole_ = false;      // the tile lies in the box: its runs need no clipping
+    bool whole_ = false;      // the tile lies in the box: every run meets it
     std::array<std::size_t, layout::max_rank> tc_{};     // the tile's indices
     std::array<std::size_t, layout::max_rank> start_{};  // its first element's indices
   };
@@ -292,7 +286,7 @@ class PGAS_API cut_plan {
   // A tile's part of the box along one dimension (from its first element `start`): its length
   // and how many of the dimension's segments meet it.
   struct part_info {
-    std::size_t start = 0;
+    std::size_t first = 0;  // from the tile's first element
     std::size_t length = 0;
     std::size_t segments = 0;
   };
@@ -300,7 +294,6 @@ class PGAS_API cut_plan {
   // of the box along the outer dimensions, and along the last the parts of the box's first,
   // between and last tiles with how many of each the thread has in the row.
   struct row_info {
-    std::size_t row = 0;
     std::array<part_info, layout::max_rank> part{};
     std::array<part_info, 3> last{};
     std::array<std::size_t, 3> count{};
@@ -351,6 +344,13 @@ inline void cut_plan::run_iterator::next_tile() noexcept {
   const std::size_t last = p.rank_ - 1;
   c_ += p.threads_;
   ++course_;
+  if (c_ > p.thi_[last]) skip_rows();
+  enter_tile();
+}
+
+inline void cut_plan::run_iterator::skip_rows() noexcept {
+  const cut_plan& p = *plan_;
+  const std::size_t last = p.rank_ - 1;
   while (c_ > p.thi_[last]) {  // the next row of tiles with a tile of the thread
     std::size_t d = last;
     while (d-- > 0) {
@@ -359,7 +359,6 @@ inline void cut_plan::run_iterator::next_tile() noexcept {
     }
     enter_row();
   }
-  enter_tile();
 }
 
 /// The paper's cut values for one access and one tile (row-major tile index `tile` of the

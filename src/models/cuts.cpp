@@ -366,8 +366,8 @@ cut_plan::part_info cut_plan::part_of(std::size_t d, std::size_t start) const no
   const std::size_t a0 = std::max(start, blo_[d]) - start;
   const std::size_t a1 = std::min(start + tile_[d], bhi_[d]) - start;
   part_info p;
+  p.first = a0;
   p.length = a1 - a0;
-  p.start = start;
   for (std::size_t s = 0; s < segs_[d]; ++s)
     p.segments += std::max(bd[s], a0) < std::min(bd[s + 1], a1) ? 1 : 0;
   return p;
@@ -387,13 +387,13 @@ void cut_plan::for_each_row(F&& f) const {
   if (tiles_last > 1) w.last[2] = part_of(last, thi_[last] * tile_[last]);
   std::array<std::size_t, layout::max_rank> tc = tlo_;
   for (;;) {
-    w.row = 0;
+    std::size_t row = 0;
     for (std::size_t d = 0; d < last; ++d) {
-      w.row += tc[d] * tile_stride_[d];
+      row += tc[d] * tile_stride_[d];
       w.part[d] = part_of(d, tc[d] * tile_[d]);
     }
     // The thread's tiles of the row: tlo + first, tlo + first + THREADS, … <= thi.
-    const std::size_t first = (me + threads_ - (w.row + tlo_[last]) % threads_) % threads_;
+    const std::size_t first = (me + threads_ - (row + tlo_[last]) % threads_) % threads_;
     w.count = {0, 0, 0};
     if (first < tiles_last) {
       const std::size_t mine = (tiles_last - 1 - first) / threads_ + 1;
@@ -419,9 +419,7 @@ std::size_t cut_plan::local_iterations() const noexcept {
   const std::size_t max_segs = accesses_ + 1;
   const auto clipped = [&](std::size_t d, const part_info& p, std::size_t s) -> std::size_t {
     const std::size_t* bd = &bounds_[d * (max_segs + 1)];
-    const std::size_t a0 = std::max(p.start, blo_[d]) - p.start;
-    const std::size_t a1 = a0 + p.length;
-    const std::size_t x0 = std::max(bd[s], a0), x1 = std::min(bd[s + 1], a1);
+    const std::size_t x0 = std::max(bd[s], p.first), x1 = std::min(bd[s + 1], p.first + p.length);
     return x0 < x1 ? x1 - x0 : 0;
   };
   std::size_t total = 0;
@@ -470,15 +468,7 @@ cut_plan::run_iterator cut_plan::begin_runs() const noexcept {
   it.left_ = run_count_;
   it.tc_ = tlo_;
   it.enter_row();
-  const std::size_t last = rank_ - 1;
-  while (it.c_ > thi_[last]) {  // rows without a tile of the thread
-    std::size_t d = last;
-    while (d-- > 0) {
-      if (++it.tc_[d] <= thi_[d]) break;
-      it.tc_[d] = tlo_[d];
-    }
-    it.enter_row();
-  }
+  it.skip_rows();
   it.enter_tile();
   it.settle();
   return it;

@@ -161,9 +161,13 @@ class cut_targets {
 class PGAS_API cut_plan {
  public:
   /// Computes the runs of `thread` (see the top of this header for errors, named at `where`).
-  cut_plan(const layout& l, const box& b, const offsets& k, int thread, cut_options options = {},
-           std::source_location where = std::source_location::current());
+  cut_plan(const pgas::layout& l, const box& b, const offsets& k, int thread,
+           cut_options options = {}, std::source_location where = std::source_location::current());
 
+  /// The layout, thread and call site the plan was built for (forall_cuts over a plan checks
+  /// its arrays and thread against them).
+  const pgas::layout& layout() const noexcept { return layout_; }
+  const std::source_location& where() const noexcept { return where_; }
   std::size_t rank() const noexcept { return rank_; }
   std::size_t accesses() const noexcept { return accesses_; }
   int thread() const noexcept { return thread_; }
@@ -246,8 +250,8 @@ class PGAS_API cut_plan {
     std::size_t course_ = 0;  // the tile's position in the thread's storage
     bool row_whole_ = false;  // the row's tiles lie in the box along the outer dimensions
     bool whole_ = false;      // the tile lies in the box: every run meets it
-    std::array<std::size_t, layout::max_rank> tc_{};     // the tile's indices
-    std::array<std::size_t, layout::max_rank> start_{};  // its first element's indices
+    std::array<std::size_t, pgas::layout::max_rank> tc_{};     // the tile's indices
+    std::array<std::size_t, pgas::layout::max_rank> start_{};  // its first element's indices
   };
 
   /// The runs as a range: for (const cut_run& r : plan.runs()) …; size() and empty() too.
@@ -294,7 +298,7 @@ class PGAS_API cut_plan {
   // of the box along the outer dimensions, and along the last the parts of the box's first,
   // between and last tiles with how many of each the thread has in the row.
   struct row_info {
-    std::array<part_info, layout::max_rank> part{};
+    std::array<part_info, pgas::layout::max_rank> part{};
     std::array<part_info, 3> last{};
     std::array<std::size_t, 3> count{};
   };
@@ -302,27 +306,29 @@ class PGAS_API cut_plan {
   template <class F>
   void for_each_row(F&& f) const;  // the rows of tiles in which the thread has tiles
 
+  pgas::layout layout_;
+  std::source_location where_;
   std::size_t rank_ = 0;
   std::size_t accesses_ = 0;
   int thread_ = 0;
-  std::array<std::size_t, layout::max_rank> tile_{};
-  std::array<std::size_t, layout::max_rank> strides_{};
+  std::array<std::size_t, pgas::layout::max_rank> tile_{};
+  std::array<std::size_t, pgas::layout::max_rank> strides_{};
   std::size_t iterations_ = 0;
   std::size_t run_count_ = 0;
   // The walk (run_iterator): the box, the tiles that meet it ([tlo, thi] per dimension), the
   // tile grid's row-major strides.
   std::size_t threads_ = 1;
   std::size_t volume_ = 1;
-  std::array<std::size_t, layout::max_rank> blo_{};
-  std::array<std::size_t, layout::max_rank> bhi_{};
-  std::array<std::size_t, layout::max_rank> tlo_{};
-  std::array<std::size_t, layout::max_rank> thi_{};
-  std::array<std::size_t, layout::max_rank> tile_stride_{};
+  std::array<std::size_t, pgas::layout::max_rank> blo_{};
+  std::array<std::size_t, pgas::layout::max_rank> bhi_{};
+  std::array<std::size_t, pgas::layout::max_rank> tlo_{};
+  std::array<std::size_t, pgas::layout::max_rank> thi_{};
+  std::array<std::size_t, pgas::layout::max_rank> tile_stride_{};
   // A whole tile's segments per dimension (bounds_[d · (accesses + 2) + s], segs_[d] of them)
   // and its runs, the segments' product, relative to the tile's first element and place (its
   // course 0 in the thread's part; the targets' offsets likewise, modulo 2^64): the same for
   // every tile of the thread, clipped by the box at its edges.
-  std::array<std::size_t, layout::max_rank> segs_{};
+  std::array<std::size_t, pgas::layout::max_rank> segs_{};
   std::vector<std::size_t> bounds_;
   std::vector<cut_run> tile_runs_;
   std::vector<cut_target> tile_targets_;
@@ -380,6 +386,12 @@ namespace detail {
 /// Misuse unless every layout equals the first (named at `where`).
 PGAS_API void cuts_check_layouts(const layout& first, std::initializer_list<const layout*> others,
                                  const std::source_location& where);
+
+/// Misuse unless `plan` was built for `thread` and every layout in `arrays` equals the plan's
+/// (named at `where`, with the plan's line).
+PGAS_API void cuts_check_plan(const cut_plan& plan, int thread,
+                              std::initializer_list<const layout*> arrays,
+                              const std::source_location& where);
 
 }  // namespace detail
 }  // namespace pgas

@@ -66,6 +66,7 @@
 
 #include <array>
 #include <cstddef>
+#include <source_location>
 #include <span>
 #include <tuple>
 #include <utility>
@@ -130,6 +131,43 @@ template <bool Local, std::size_t Rank, class T, class Body, class Outs, std::si
 
 }  // namespace detail
 
+namespace detail {
+
+/// forall_cuts's first argument when it is given a plan: the plan and the line of the call
+/// (a cut_plan converts to it).
+struct planned_loop {
+  const cut_plan& plan;
+  std::source_location where;
+  planned_loop(const cut_plan& p, std::source_location w = std::source_location::current()) noexcept
+      : plan(p), where(w) {}
+};
+
+/// The loop over `plan`'s runs, its arrays checked.
+template <class Array, class Body, class... Outs>
+void cuts_loop(const cut_plan& plan, const Array& a, Body& body, const Outs&... outs) {
+  constexpr std::size_t rank = Array::rank;
+  using T = typename Array::value_type;
+  const int me = plan.thread();
+  const std::span<const std::size_t> strides = plan.strides();
+  const std::size_t accesses = plan.accesses();
+  for (const cut_run& r : plan.runs()) {
+    std::array<T*, max_cut_accesses> base{};
+    const cut_targets tg = plan.targets(r);
+    for (std::size_t x = 0; x < accesses; ++x)
+      base[x] = a.local_part(tg[x].owner).data() + tg[x].offset;
+    const std::tuple<typename Outs::value_type*...> out_base{outs.local_part(me).data() +
+                                                             r.offset...};
+    if (r.local)
+      cuts_run<true, rank>(r, strides, base, accesses, out_base, body,
+                           std::make_index_sequence<rank - 1>{});
+    else
+      cuts_run<false, rank>(r, strides, base, accesses, out_base, body,
+                            std::make_index_sequence<rank - 1>{});
+  }
+}
+
+}  // namespace detail
+
 /// Runs body for every iteration of `b` whose element A(i…) the calling thread owns, split into
 /// the runs of cut_plan (accesses A(i + k_a) for the offsets k). The body is called as
 ///   body(e, i0, …, i_{Rank−1}, out0, out1, …)
@@ -141,32 +179,28 @@ template <bool Local, std::size_t Rank, class T, class Body, class Outs, std::si
 /// plain memory too) and index it with row-major in-tile arithmetic, so the innermost loop is a
 /// counted loop over contiguous memory; the remote instantiation also reports each element
 /// to element tracing (pgas/trace.hpp) as A(i…) would. Not collective; errors at the top of
-/// this header, named at the box's line. The model costs one cut_plan per call: for many
-/// calls with the same box, build a cut_plan once and loop over its runs yourself.
+/// this header, named at the box's line. The model costs one cut_plan per call: a loop run
+/// many times over the same box can build its plan once and use the overload below.
 template <class Array, class Body, class... Outs>
 void forall_cuts(const Array& a, const box& b, const offsets& k, Body&& body, const Outs&... outs) {
-  constexpr std::size_t rank = Array::rank;
-  using T = typename Array::value_type;
   if constexpr (sizeof...(Outs) > 0)
     detail::cuts_check_layouts(a.layout(), {&outs.layout()...}, b.where());
-  const int me = mythread();
-  const cut_plan plan(a.layout(), b, k, me, {}, b.where());
-  const std::span<const std::size_t> strides = plan.strides();
-  const std::size_t accesses = plan.accesses();
-  for (const cut_run& r : plan.runs()) {
-    std::array<T*, max_cut_accesses> base{};
-    const cut_targets tg = plan.targets(r);
-    for (std::size_t x = 0; x < accesses; ++x)
-      base[x] = a.local_part(tg[x].owner).data() + tg[x].offset;
-    const std::tuple<typename Outs::value_type*...> out_base{outs.local_part(me).data() +
-                                                             r.offset...};
-    if (r.local)
-      detail::cuts_run<true, rank>(r, strides, base, accesses, out_base, body,
-                                   std::make_index_sequence<rank - 1>{});
-    else
-      detail::cuts_run<false, rank>(r, strides, base, accesses, out_base, body,
-                                    std::make_index_sequence<rank - 1>{});
-  }
+  const cut_plan plan(a.layout(), b, k, mythread(), {}, b.where());
+  detail::cuts_loop(plan, a, body, outs...);
+}
+
+/// The same loop over a plan built once, for the calling thread and A's layout:
+///   const pgas::cut_plan plan(In.layout(), box, offsets, pgas::mythread());
+///   for (int sweep = 0; sweep < n; ++sweep) {
+///     pgas::forall_cuts(plan, In, body, Out);
+///     pgas::barrier();
+///   }
+/// A plan built for another thread (a thread's runs are its own) or for a layout other than
+/// A's and the outs' is misuse, named at this call with the plan's line.
+template <class Array, class Body, class... Outs>
+void forall_cuts(detail::planned_loop p, const Array& a, Body&& body, const Outs&... outs) {
+  detail::cuts_check_plan(p.plan, mythread(), {&a.layout(), &outs.layout()...}, p.where);
+  detail::cuts_loop(p.plan, a, body, outs...);
 }
 
 }  // namespace pgas

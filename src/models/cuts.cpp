@@ -134,9 +134,9 @@ void check_thread(const layout& l, int thread, int tpn, const std::source_locati
 
 }  // namespace
 
-cut_plan::cut_plan(const layout& l, const box& b, const offsets& k, int thread, cut_options options,
-                   std::source_location where)
-    : rank_(l.rank()), accesses_(k.size()), thread_(thread) {
+cut_plan::cut_plan(const pgas::layout& l, const box& b, const offsets& k, int thread,
+                   cut_options options, std::source_location where)
+    : layout_(l), where_(where), rank_(l.rank()), accesses_(k.size()), thread_(thread) {
   check_rank(l, b.rank(), "the box", where);
   check_thread(l, thread, options.threads_per_node, where);
   if (k.size() == 0 || k.size() > max_cut_accesses) {
@@ -516,15 +516,42 @@ cut_formula cut_formula_of(const layout& l, std::size_t tile, std::span<const st
 
 namespace detail {
 
+namespace {
+bool same_layout(const layout& x, const layout& y) {
+  return x.extents() == y.extents() && x.spec() == y.spec() && x.threads() == y.threads();
+}
+}  // namespace
+
 void cuts_check_layouts(const layout& first, std::initializer_list<const layout*> others,
                         const std::source_location& where) {
   std::size_t n = 1;
   for (const layout* o : others) {
-    if (o->extents() != first.extents() || !(o->spec() == first.spec()) ||
-        o->threads() != first.threads()) {
+    if (!same_layout(*o, first)) {
       misuse(fmt::format("forall_cuts: array {} of the loop is {}, but the first is {}: the "
                          "arrays of one loop must have one layout",
                          n, o->declaration("T", "B"), first.declaration("T", "A")),
+             where);
+    }
+    ++n;
+  }
+}
+
+void cuts_check_plan(const cut_plan& plan, int thread, std::initializer_list<const layout*> arrays,
+                     const std::source_location& where) {
+  if (plan.thread() != thread) {
+    misuse(fmt::format("forall_cuts: the plan built at {}:{} holds thread {}'s runs, but thread "
+                       "{} runs the loop: each thread builds its own plan "
+                       "(cut_plan(layout, box, offsets, pgas::mythread()))",
+                       plan.where().file_name(), plan.where().line(), plan.thread(), thread),
+           where);
+  }
+  std::size_t n = 0;
+  for (const layout* a : arrays) {
+    if (!same_layout(*a, plan.layout())) {
+      misuse(fmt::format("forall_cuts: array {} of the loop is {}, but the plan built at {}:{} is "
+                         "for {}: the arrays of a planned loop must have the plan's layout",
+                         n, a->declaration("T", "B"), plan.where().file_name(), plan.where().line(),
+                         plan.layout().declaration("T", "A")),
              where);
     }
     ++n;

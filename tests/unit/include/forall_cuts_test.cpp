@@ -2,8 +2,9 @@
 // 1–3 and a block-cyclic vector, each thread writes exactly its iterations of the box, with
 // Out(i) = Σ_a (a + 1) · In(i + k_a) equal to the element-by-element reference through In(…);
 // runs are local at one thread and both kinds run at more; every output array of the loop is
-// written; and misuse (an access leaving the array, arrays of different layouts) ends the job
-// naming the thread and the box's line.
+// written; a plan built once and looped over (the plan overload) gives the same; and misuse (an
+// access leaving the array, arrays of different layouts, a plan of another thread or layout)
+// ends the job naming the thread and the line.
 
 #include <pgas/pgas.hpp>
 
@@ -34,7 +35,7 @@ struct counts {
 template <std::size_t Rank>
 void run_case(failures& f, counts& c, const std::array<std::size_t, Rank>& ext,
               pgas::block_spec spec, const std::vector<pgas::interval>& dims,
-              const std::vector<std::vector<std::ptrdiff_t>>& ks) {
+              const std::vector<std::vector<std::ptrdiff_t>>& ks, bool planned) {
   pgas::shared_array<double, Rank> In(ext, spec);
   pgas::shared_array<double, Rank> Out(ext, spec);
   pgas::shared_array<int, Rank> Mark(ext, spec);
@@ -56,7 +57,12 @@ void run_case(failures& f, counts& c, const std::array<std::size_t, Rank>& ext,
     else
       ++remote;
   };
-  pgas::forall_cuts(In, pgas::box(dims), pgas::offsets(ks), body, Out, Mark);
+  if (planned) {
+    const pgas::cut_plan plan(In.layout(), pgas::box(dims), pgas::offsets(ks), pgas::mythread());
+    pgas::forall_cuts(plan, In, body, Out, Mark);
+  } else {
+    pgas::forall_cuts(In, pgas::box(dims), pgas::offsets(ks), body, Out, Mark);
+  }
   c.local += local;
   c.remote += remote;
   pgas::barrier();
@@ -87,14 +93,14 @@ void run_case(failures& f, counts& c, const std::array<std::size_t, Rank>& ext,
   pgas::barrier();
 }
 
-void all_cases(failures& f, counts& c) {
+void all_cases(failures& f, counts& c, bool planned) {
   run_case<2>(f, c, {13, 11}, pgas::block_spec::tiles({4, 3}), {{1, 12}, {1, 10}},
-              {{-1, 0}, {1, 0}, {0, -1}, {0, 1}, {0, 0}});
-  run_case<2>(f, c, {8, 9}, pgas::block_spec::tiles({2, 3}), {{0, 7}, {0, 6}}, {{1, 2}});
-  run_case<1>(f, c, {40}, pgas::block_spec::tiles({5}), {{2, 38}}, {{-2}, {2}, {1}});
-  run_case<1>(f, c, {40}, pgas::block_spec::cyclic(3), {{2, 38}}, {{-2}, {0}, {1}});
+              {{-1, 0}, {1, 0}, {0, -1}, {0, 1}, {0, 0}}, planned);
+  run_case<2>(f, c, {8, 9}, pgas::block_spec::tiles({2, 3}), {{0, 7}, {0, 6}}, {{1, 2}}, planned);
+  run_case<1>(f, c, {40}, pgas::block_spec::tiles({5}), {{2, 38}}, {{-2}, {2}, {1}}, planned);
+  run_case<1>(f, c, {40}, pgas::block_spec::cyclic(3), {{2, 38}}, {{-2}, {0}, {1}}, planned);
   run_case<3>(f, c, {6, 7, 5}, pgas::block_spec::tiles({2, 3, 2}), {{1, 5}, {0, 5}, {1, 4}},
-              {{-1, 2, 0}, {1, 0, 1}, {0, 1, -1}});
+              {{-1, 2, 0}, {1, 0, 1}, {0, 1, -1}}, planned);
 }
 
 TEST_CASE("forall_cuts runs each thread's iterations with the reference's values") {
@@ -102,7 +108,10 @@ TEST_CASE("forall_cuts runs each thread's iterations with the reference's values
     INFO(threads << " threads");
     failures f;
     counts c;
-    REQUIRE(pgas::run(test_job(threads), 0, nullptr, [&] { all_cases(f, c); }) == 0);
+    REQUIRE(pgas::run(test_job(threads), 0, nullptr, [&] {
+              all_cases(f, c, false);
+              all_cases(f, c, true);
+            }) == 0);
     check_no_failures(f);
     CHECK(c.local > 0);
     if (threads == 1)
@@ -128,9 +137,30 @@ void layouts_differ() {
       A, all, pgas::offsets{{0, 0}}, [](auto, std::size_t, std::size_t, double&) {}, B);
 }
 
+void plan_of_another_thread() {
+  pgas::shared_array<double, 2> A({8, 9}, pgas::block_spec::tiles({2, 3}));
+  const pgas::cut_plan plan(A.layout(), pgas::box{{0, 8}, {0, 9}}, pgas::offsets{{0, 0}},
+                            1 - pgas::mythread());
+  misuse_announce(__LINE__ + 1);
+  pgas::forall_cuts(plan, A, [](auto, std::size_t, std::size_t) {});
+}
+
+void plan_of_another_layout() {
+  pgas::shared_array<double, 2> A({8, 9}, pgas::block_spec::tiles({2, 3}));
+  pgas::shared_array<double, 2> B({8, 9}, pgas::block_spec::tiles({2, 3}));
+  pgas::shared_array<double, 2> C({8, 10}, pgas::block_spec::tiles({2, 3}));
+  const pgas::cut_plan plan(A.layout(), pgas::box{{0, 8}, {0, 9}}, pgas::offsets{{0, 0}},
+                            pgas::mythread());
+  misuse_announce(__LINE__ + 1);
+  pgas::forall_cuts(
+      plan, B, [](auto, std::size_t, std::size_t, double&) {}, C);
+}
+
 constexpr misuse_child_case child_cases[] = {
     {"access_outside", 2, access_outside},
     {"layouts_differ", 2, layouts_differ},
+    {"plan_of_another_thread", 2, plan_of_another_thread},
+    {"plan_of_another_layout", 2, plan_of_another_layout},
 };
 
 void check_misuse(const std::string& name, const std::string& what) {
@@ -148,4 +178,7 @@ TEST_CASE("forall_cuts misuse child", "[.forall_cuts_child]") {
 TEST_CASE("forall_cuts misuse ends the job naming the thread and the box's line") {
   check_misuse("access_outside", "access 0 (offset (0, 1)) leaves the array at iteration (0, 8)");
   check_misuse("layouts_differ", "must have one layout");
+  check_misuse("plan_of_another_thread", "runs the loop: each thread builds its own plan");
+  check_misuse("plan_of_another_layout",
+               "array 1 of the loop is shared [2][3] T B[8][10], but the plan built at ");
 }

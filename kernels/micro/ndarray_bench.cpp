@@ -9,14 +9,22 @@
 //   * "strided_point":   pgas::foreach, A[p] on the default strided layout (its domain has unit
 //                        strides, so one test per access replaces the divisions a strided
 //                        domain needs: the general layout's cost, for scale).
-// Each row: the median nanoseconds per interior point over --reps sweeps in each of 3
-// interleaved rounds, and its ratio to "hand" ("relative_speed" = hand's time / the form's;
-// the target is >= 0.95). Every form's B must equal hand's within 1e-13 relative
-// (verified; GCC may contract c0·a + c1·s into a fused multiply-add differently in each loop).
-// Every thread sweeps its own grid at once; thread 0 reports its own times.
+// Method. A sweep of a cache-resident grid takes tens of microseconds (S = 64: ~130 us), less
+// than the machine's drift over a few sweeps, so the forms are timed rep by rep, round-robin:
+// each of --reps rounds times ONE sweep of every form in turn (starting from a form that
+// rotates with the round, so that no form always follows the same one), after a warm-up round
+// that also verifies every form. A form's "relative_speed" is the median over the rounds of
+// hand's sweep time divided by the form's in the same round (the target is >= 0.95): drift
+// slower than a round cancels, and a sweep disturbed by other load is one outlier among
+// hundreds. Each row also gives the form's median and minimum nanoseconds per interior point
+// and the middle half (quartiles) of its per-round ratios. Every form's B must equal hand's
+// within 1e-13 relative (verified; GCC may contract c0·a + c1·s into a fused multiply-add
+// differently in each loop). Every thread sweeps its own grid at once, each sweep after a
+// barrier; thread 0 reports its own times.
 // Usage: ndarray_bench [--threads N] [--size n] [--reps R] [--json]
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -126,12 +134,13 @@ int main(int argc, char** argv) {
       "index arithmetic"};
   int threads = 1;
   long size = 96;
-  int reps = 10;
+  int reps = 200;
   bool json = false;
   app.add_option("--threads", threads, "UPC threads (each sweeps its own grid)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--size", size, "grid points per dimension")->check(CLI::Range(3L, 1024L));
-  app.add_option("--reps", reps, "sweeps per form and round")->check(CLI::Range(1, 1000));
+  app.add_option("--reps", reps, "rounds (one timed sweep of every form each)")
+      ->check(CLI::Range(1, 100000));
   app.add_flag("--json", json, "JSON lines (the only output format)");
   CLI11_PARSE(app, argc, argv);
   pgas::run_options o;
@@ -150,31 +159,40 @@ int main(int argc, char** argv) {
     hand(A.base(), B.base(), n);
     std::memcpy(want.data(), B.base(), points * sizeof(double));
     bool mine_ok = true;
-    // Rounds of every form in turn, so that drift of the machine touches each alike.
-    std::vector<std::vector<double>> ns(forms.size());
+    // The warm-up round: every form once from a zeroed B, verified.
+    for (std::size_t f = 0; f < forms.size(); ++f) {
+      std::memset(static_cast<void*>(B.base()), 0, points * sizeof(double));
+      sweep(f, A, B, n);
+      pgas::foreach_n(grid.shrink(1), [&](nd_index i, nd_index j, nd_index k) {
+        const double w = want[static_cast<std::size_t>((i * n + j) * n + k)];
+        mine_ok = mine_ok && std::abs(B(i, j, k) - w) <= 1e-13 * (std::abs(w) + 1.0);
+      });
+    }
+    // The timed rounds: one sweep of each form per round, round-robin (see the method above).
+    const std::size_t nf = forms.size();
+    std::vector<std::vector<double>> ns(nf), ratio(nf);
+    std::vector<double> round_s(nf);
     const double interior = static_cast<double>((n - 2) * (n - 2) * (n - 2));
-    for (int round = 0; round < 3; ++round) {
-      for (std::size_t f = 0; f < forms.size(); ++f) {
-        std::memset(static_cast<void*>(B.base()), 0, points * sizeof(double));
-        for (int r = 0; r < reps; ++r) {
-          pgas::barrier();
-          const auto t0 = clock_type::now();
-          sweep(f, A, B, n);
-          const double s = std::chrono::duration<double>(clock_type::now() - t0).count();
-          ns[f].push_back(s * 1e9 / interior);
-        }
-        pgas::foreach_n(grid.shrink(1), [&](nd_index i, nd_index j, nd_index k) {
-          const double w = want[static_cast<std::size_t>((i * n + j) * n + k)];
-          mine_ok = mine_ok && std::abs(B(i, j, k) - w) <= 1e-13 * (std::abs(w) + 1.0);
-        });
+    for (int round = 0; round < reps; ++round) {
+      for (std::size_t step = 0; step < nf; ++step) {
+        const std::size_t f = (static_cast<std::size_t>(round) + step) % nf;
+        pgas::barrier();
+        const auto t0 = clock_type::now();
+        sweep(f, A, B, n);
+        round_s[f] = std::chrono::duration<double>(clock_type::now() - t0).count();
+      }
+      for (std::size_t f = 0; f < nf; ++f) {
+        ns[f].push_back(round_s[f] * 1e9 / interior);
+        ratio[f].push_back(round_s[0] / round_s[f]);
       }
     }
     if (!mine_ok) ok = false;
     const bool all_ok = pgas::allreduce(mine_ok, std::logical_and<>{});
     if (pgas::mythread() == 0) {
-      const double ref = median(ns[0]);
-      for (std::size_t f = 0; f < forms.size(); ++f) {
+      for (std::size_t f = 0; f < nf; ++f) {
         const stats st = summarise(ns[f]);
+        std::vector<double> r = ratio[f];
+        std::sort(r.begin(), r.end());
         nlohmann::ordered_json row;
         row["kernel"] = "ndarray_stencil7";
         row["form"] = forms[f];
@@ -182,7 +200,10 @@ int main(int argc, char** argv) {
         row["size"] = size;
         row["median_ns_per_point"] = round_places(median(ns[f]), 4);
         row["min_ns_per_point"] = round_places(st.min, 4);
-        row["relative_speed"] = round_places(ref / median(ns[f]), 3);
+        row["rounds"] = reps;
+        row["relative_speed"] = round_places(median(ratio[f]), 3);
+        row["relative_speed_q1"] = round_places(r[r.size() / 4], 3);
+        row["relative_speed_q3"] = round_places(r[r.size() * 3 / 4], 3);
         row["verified"] = all_ok;
         print_row(row);
       }

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -18,8 +19,45 @@ namespace pgas::tools {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> model_names = {"constant", "linear", "sqrt",
-                                                         "square",   "log",    "power"};
+constexpr std::array<std::string_view, 8> model_names = {"constant", "linear", "sqrt",    "square",
+                                                         "log",      "power",  "inverse", "affine"};
+
+// The models of each fit_family, in fit_model's order (ties go to the first).
+constexpr std::array<fit_model, 6> size_models = {fit_model::constant, fit_model::linear,
+                                                  fit_model::sqrt,     fit_model::square,
+                                                  fit_model::log,      fit_model::power};
+constexpr std::array<fit_model, 2> thread_distance_models = {fit_model::constant,
+                                                             fit_model::inverse};
+constexpr std::array<fit_model, 3> falling_count_models = {fit_model::constant, fit_model::inverse,
+                                                           fit_model::affine};
+constexpr std::array<fit_model, 3> rising_count_models = {fit_model::constant, fit_model::affine,
+                                                          fit_model::inverse};
+
+// `rising`: y at the largest x is above y at the smallest.
+std::span<const fit_model> models_of(fit_family f, bool rising) {
+  switch (f) {
+    case fit_family::size:
+      break;
+    case fit_family::thread_distance:
+      return thread_distance_models;
+    case fit_family::thread_count:
+      return rising ? std::span<const fit_model>(rising_count_models) : falling_count_models;
+  }
+  return size_models;
+}
+
+// Least squares of y = a + b u(x) over the points.
+template <class U>
+void fit_two(fit& f, const std::vector<std::pair<double, double>>& points, U u) {
+  double su = 0, sy = 0, suu = 0, suy = 0;
+  for (const auto& [x, y] : points) {
+    const double v = u(x);
+    su += v, sy += y, suu += v * v, suy += v * y;
+  }
+  const auto n = static_cast<double>(points.size());
+  f.b = (n * suy - su * sy) / (n * suu - su * su);
+  f.a = (sy - f.b * su) / n;
+}
 
 // g(x) of the one-coefficient models.
 double basis(fit_model m, double x) {
@@ -35,6 +73,8 @@ double basis(fit_model m, double x) {
     case fit_model::log:
       return std::log2(x);
     case fit_model::power:
+    case fit_model::inverse:
+    case fit_model::affine:
       break;
   }
   return 0;
@@ -114,10 +154,12 @@ std::string_view to_string(fit_model m) {
 
 double fit::at(double x) const {
   if (model == fit_model::power) return a * std::pow(x, b);
+  if (model == fit_model::inverse) return a + b / x;
+  if (model == fit_model::affine) return a + b * x;
   return a * basis(model, x);
 }
 
-fit fit_points(const std::vector<std::pair<double, double>>& points) {
+fit fit_points(const std::vector<std::pair<double, double>>& points, fit_family family) {
   bool all_y_positive = true;
   bool all_x_above_one = true;
   std::set<double> xs;
@@ -128,21 +170,27 @@ fit fit_points(const std::vector<std::pair<double, double>>& points) {
   }
   fit best;
   bool have = false;
-  for (std::size_t i = 0; i < model_names.size(); ++i) {
+  // Pairs order by x first: the points at the smallest and the largest x.
+  const auto [first, last] = std::minmax_element(points.begin(), points.end());
+  for (const fit_model m : models_of(family, last->second > first->second)) {
     fit f;
-    f.model = static_cast<fit_model>(i);
+    f.model = m;
     if (f.model == fit_model::log && !all_x_above_one) continue;
+    const bool two_coefficients = f.model == fit_model::power || f.model == fit_model::inverse ||
+                                  f.model == fit_model::affine;
+    if (two_coefficients && xs.size() < 2) continue;
     if (f.model == fit_model::power) {
-      if (!all_y_positive || xs.size() < 2) continue;
+      if (!all_y_positive) continue;
       // Least squares of ln y = ln a + b ln x.
-      double sx = 0, sy = 0, sxx = 0, sxy = 0;
-      for (const auto& [x, y] : points) {
-        const double lx = std::log(x), ly = std::log(y);
-        sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
-      }
-      const auto n = static_cast<double>(points.size());
-      f.b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-      f.a = std::exp((sy - f.b * sx) / n);
+      std::vector<std::pair<double, double>> logs;
+      for (const auto& [x, y] : points)
+        logs.emplace_back(std::log(x), std::log(y));
+      fit_two(f, logs, [](double lx) { return lx; });
+      f.a = std::exp(f.a);
+    } else if (f.model == fit_model::inverse) {
+      fit_two(f, points, [](double x) { return 1 / x; });
+    } else if (f.model == fit_model::affine) {
+      fit_two(f, points, [](double x) { return x; });
     } else {
       double gy = 0, gg = 0;
       for (const auto& [x, y] : points) {
@@ -203,7 +251,10 @@ std::vector<reuse_bin> patterns_to_bins(const std::vector<reuse_pattern>& patter
 }
 
 std::optional<histogram_prediction> predict_histogram(const std::vector<reuse_sample>& samples,
-                                                      double x, std::string* why) {
+                                                      double x, std::string* why, scaling axis) {
+  const fit_family distances =
+      axis == scaling::threads ? fit_family::thread_distance : fit_family::size;
+  const fit_family counts = axis == scaling::threads ? fit_family::thread_count : fit_family::size;
   const auto left_out = [&](std::string reason) {
     if (why != nullptr) *why = std::move(reason);
     return std::nullopt;
@@ -238,7 +289,8 @@ std::optional<histogram_prediction> predict_histogram(const std::vector<reuse_sa
       means.emplace_back(s[i].x, p.mean);
       freqs.emplace_back(s[i].x, p.freq);
     }
-    pattern_fits f{fit_points(mins), fit_points(maxs), fit_points(means), fit_points(freqs)};
+    pattern_fits f{fit_points(mins, distances), fit_points(maxs, distances),
+                   fit_points(means, distances), fit_points(freqs, counts)};
     reuse_pattern p;
     p.max = std::max(0.0, f.max.at(x));
     p.min = std::clamp(f.min.at(x), 0.0, p.max);
@@ -250,7 +302,7 @@ std::optional<histogram_prediction> predict_histogram(const std::vector<reuse_sa
   std::vector<std::pair<double, double>> infinite;
   for (const ordered_sample& o : s)
     infinite.emplace_back(o.x, static_cast<double>(o.h->infinite));
-  out.infinite = fit_points(infinite);
+  out.infinite = fit_points(infinite, counts);
   // Every count below is at most its pattern's rounded frequency: bound their sum first.
   double total = std::max(0.0, out.infinite.at(x));
   for (const reuse_pattern& p : predicted)
@@ -362,13 +414,14 @@ reuse_recording prediction_header(const std::vector<reuse_recording>& runs, int 
 
 void predict_thread(const std::vector<reuse_recording>& runs, const std::vector<double>& xs,
                     const std::vector<int>& from, int thread, double x, reuse_recording& out,
-                    std::vector<prediction_note>& notes) {
+                    std::vector<prediction_note>& notes, scaling axis) {
   for (std::size_t s = 0; s < out.sites.size(); ++s) {
     std::vector<reuse_sample> samples;
-    for (std::size_t i = 0; i < runs.size(); ++i)
-      samples.push_back({xs[i], find_histogram(runs[i], from[i], out.sites[s])});
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      if (from[i] >= 0) samples.push_back({xs[i], find_histogram(runs[i], from[i], out.sites[s])});
+    }
     std::string why;
-    auto p = predict_histogram(samples, x, &why);
+    auto p = predict_histogram(samples, x, &why, axis);
     if (!p) {
       // An operation no training run has is not the prediction's to cover.
       const bool trained = std::any_of(samples.begin(), samples.end(), [](const reuse_sample& r) {

@@ -30,26 +30,47 @@ struct reuse_pattern {
 /// the pattern itself, or when the frequency rises again after it had fallen (a second peak).
 std::vector<reuse_pattern> form_patterns(const std::vector<reuse_bin>& bins);
 
-/// The functions of the problem size a pattern's values are fitted with. Each but power has
-/// one coefficient (y = a g(x)); constant is y = a; power is y = a x^b, fitted in log space.
-enum class fit_model : std::uint8_t { constant, linear, sqrt, square, log, power };
+/// The functions a pattern's values are fitted with. constant to log have one coefficient
+/// (y = a g(x)); constant is y = a; power is y = a x^b, fitted in log space; inverse is
+/// y = a + b / x and affine y = a + b x (least squares in 1/x and in x).
+enum class fit_model : std::uint8_t { constant, linear, sqrt, square, log, power, inverse, affine };
+
+/// Which models a fit may choose from, by what x is and what y is.
+///  size:            x the problem size: constant, linear, sqrt, square, log, power.
+///  thread_distance: x the thread count at one problem size, y a distance: constant, inverse.
+///                   A distance counts distinct addresses of a data set the thread count does
+///                   not change, so it is bounded as the threads grow: it tends to a limit a,
+///                   from below when it grows (b < 0: a thread's own share 1/T of the data set
+///                   drops out) or from above when it shrinks (b > 0).
+///  thread_count:    x the thread count, y a count of accesses: constant, inverse, affine.
+///                   Two points fit both of the latter exactly, so the direction decides the
+///                   tie: a count that falls as the threads grow is a thread's share of a fixed
+///                   amount of work, a + b / T (inverse before affine); one that rises grows
+///                   with the partners a thread has, a + b T (affine before inverse). More
+///                   training runs choose by least error as ever.
+enum class fit_family : std::uint8_t { size, thread_distance, thread_count };
+
+/// What the x of a prediction is: the problem size or the thread count.
+enum class scaling : std::uint8_t { size, threads };
 
 std::string_view to_string(fit_model m);
 
 struct fit {
   fit_model model = fit_model::constant;
   double a = 0;
-  double b = 0;      // power's exponent
+  double b = 0;      // power's exponent; inverse's and affine's second coefficient
   double error = 0;  // root mean square of the relative errors at the training points
 
   double at(double x) const;
 };
 
-/// The model of least error through the points (x, y), x > 0; of models whose errors are
-/// equal (within 1e-9), the first in fit_model's order, so two points on a line give linear
-/// and not a power of exponent 1. Power is tried only where every y > 0, log where every x > 1.
-/// Needs at least one point.
-fit fit_points(const std::vector<std::pair<double, double>>& points);
+/// The model of `family` of least error through the points (x, y), x > 0; of models whose
+/// errors are equal (within 1e-9), the first in fit_model's order, so two points on a line
+/// give linear and not a power of exponent 1 (thread_count orders inverse and affine by the
+/// direction of y, see above). Power is tried only where every y > 0, log where every x > 1,
+/// power, inverse and affine only with two different x. Needs at least one point.
+fit fit_points(const std::vector<std::pair<double, double>>& points,
+               fit_family family = fit_family::size);
 
 /// One training run's histogram of an operation, at problem size (or thread count) x.
 struct reuse_sample {
@@ -68,14 +89,16 @@ struct histogram_prediction {
   fit infinite;
 };
 
-/// The histogram at `x` from two or more samples, or nothing when the operation cannot be
-/// predicted: a sample lacks it, the samples have different numbers of patterns, a pattern
-/// is irregular (its distances shrink as x grows), or the predicted counts do not fit 64 bits
-/// (a target far beyond the training runs); `why`, when given, then says which. Predicted
-/// patterns are written back as bins (a pattern spread over the bins it spans in proportion to
-/// the distances each holds).
+/// The histogram at `x` from the samples (at problem sizes, or at thread counts when `axis` is
+/// threads: distances are then fitted with fit_family::thread_distance, counts with
+/// thread_count), or nothing when the operation cannot be predicted: a sample lacks it, the samples
+/// have different numbers of patterns, a pattern is irregular (its distances shrink as x grows), or
+/// the predicted counts do not fit 64 bits (a target far beyond the training runs); `why`, when
+/// given, then says which. Predicted patterns are written back as bins (a pattern spread over the
+/// bins it spans in proportion to the distances each holds).
 std::optional<histogram_prediction> predict_histogram(const std::vector<reuse_sample>& samples,
-                                                      double x, std::string* why = nullptr);
+                                                      double x, std::string* why = nullptr,
+                                                      scaling axis = scaling::size);
 
 /// The bins of `patterns` (counts and distances rounded to whole numbers; bins two patterns
 /// share are merged).
@@ -121,12 +144,14 @@ struct prediction_note {
   std::string left_out;
 };
 
-/// Adds to `out` the histogram of `thread` at each site of `out`, predicted at `x` from thread
-/// from[i] of runs[i] at xs[i]; appends a note for each histogram it adds to `notes`, and one
-/// with `left_out` set for each it cannot predict although a training run has it.
+/// Adds to `out` the histogram of `thread` at each site of `out`, predicted at `x` (along
+/// `axis`) from thread from[i] of runs[i] at xs[i], leaving out the runs whose from[i] is
+/// negative (a thread predicted from one run alone is predicted as a constant); appends a note for
+/// each histogram it adds to `notes`, and one with `left_out` set for each it cannot predict
+/// although a training run has it.
 void predict_thread(const std::vector<reuse_recording>& runs, const std::vector<double>& xs,
                     const std::vector<int>& from, int thread, double x, reuse_recording& out,
-                    std::vector<prediction_note>& notes);
+                    std::vector<prediction_note>& notes, scaling axis = scaling::size);
 
 /// Predicts the recording at problem size `size` from runs of the same thread count at
 /// smaller sizes (thread t from thread t of each run). Throws reuse_error (via check_training;

@@ -87,14 +87,25 @@ ojson pattern_json(const reuse_pattern& p) {
 
 ojson fit_json(const fit& f) {
   ojson j = {{"model", to_string(f.model)}, {"a", f.a}};
-  if (f.model == fit_model::power) j["b"] = f.b;
+  if (f.model == fit_model::power || f.model == fit_model::inverse || f.model == fit_model::affine)
+    j["b"] = f.b;
   j["error"] = f.error;
+  return j;
+}
+
+// Training threads, null for a run a thread is not predicted from.
+ojson from_json(const std::vector<int>& from) {
+  ojson j = ojson::array();
+  for (const int f : from)
+    j.push_back(f < 0 ? ojson(nullptr) : ojson(f));
   return j;
 }
 
 std::string fit_text(const fit& f) {
   if (f.model == fit_model::power) return fmt::format("power {:.4g}x^{:.4g}", f.a, f.b);
   if (f.model == fit_model::constant) return fmt::format("constant {:.4g}", f.a);
+  if (f.model == fit_model::inverse) return fmt::format("inverse {:.4g} + {:.4g}/x", f.a, f.b);
+  if (f.model == fit_model::affine) return fmt::format("affine {:.4g} + {:.4g}x", f.a, f.b);
   return fmt::format("{} {:.4g}", to_string(f.model), f.a);
 }
 
@@ -303,7 +314,7 @@ std::string prediction_text(const prediction_summary& s) {
     for (std::size_t t = 0; t < s.from.size(); ++t) {
       out += fmt::format("  {:>6}", t);
       for (int f : s.from[t])
-        out += fmt::format("  {:>6}", f);
+        out += fmt::format("  {:>6}", f < 0 ? std::string("-") : std::to_string(f));
       out += t == 0 ? std::string("  thread 0\n")
                     : fmt::format(
                           "  {}\n",
@@ -347,16 +358,19 @@ std::string prediction_json(const prediction_summary& s) {
                       {"freq", fit_json(f.freq)}});
     notes.push_back({{"thread", n.thread},
                      {"site", n.site},
-                     {"from", n.from},
+                     {"from", from_json(n.from)},
                      {"infinite", fit_json(n.infinite)},
                      {"patterns", std::move(fits)}});
   }
+  ojson from_all = ojson::array();
+  for (const std::vector<int>& f : s.from)
+    from_all.push_back(from_json(f));
   ojson j = {{"output", s.output},
              {"training", s.training},
              {"threads", p.threads},
              {"size", p.size ? ojson(*p.size) : ojson(nullptr)},
              {"pattern", s.pattern ? ojson(to_string(*s.pattern)) : ojson(nullptr)},
-             {"from", s.from},
+             {"from", from_all},
              {"histograms", std::move(notes)},
              {"left_out", std::move(left_out)}};
   return j.dump(2) + "\n";

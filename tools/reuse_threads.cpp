@@ -53,6 +53,53 @@ void take_in(thread_behaviour& mean, const thread_behaviour& t, int members) {
   }
 }
 
+// Whether thread a of run x behaves like thread b of run y: its patterns (behaviour_matches)
+// and, as a stand-in carries them into the prediction too, its first accesses at each site.
+bool alike(const reuse_recording& x, int a, const reuse_recording& y, int b) {
+  if (!behaviour_matches(behaviour_of(x, a), behaviour_of(y, b))) return false;
+  for (const reuse_histogram& h : x.histograms) {
+    if (h.thread != a) continue;
+    const reuse_histogram* other = find_histogram(y, b, x.sites[static_cast<std::size_t>(h.site)]);
+    if (other == nullptr ||
+        !close(static_cast<double>(h.infinite), static_cast<double>(other->infinite)))
+      return false;
+  }
+  return true;
+}
+
+// The thread of runs[i] that stands for value v, which it lacks (select_training's rules 1
+// and 2), or -1 to leave the run out; `having` lists the runs that have v.
+int stand_in(const std::vector<reuse_recording>& runs, const std::vector<std::map<int, int>>& maps,
+             const std::vector<std::size_t>& having, std::size_t i, int v, thread_pattern p, int t,
+             int threads, const std::vector<std::string>& paths) {
+  // 1. A value of the run that behaves like v wherever both are.
+  for (const auto& [w, thread] : maps[i]) {
+    bool one = true;
+    for (const std::size_t j : having) {
+      const auto wt = maps[j].find(w);
+      one = one && wt != maps[j].end() && alike(runs[j], maps[j].at(v), runs[j], wt->second);
+    }
+    if (one) return thread;
+  }
+  // 2. The run's values behave alike in it and in the runs with v: nothing changes with the
+  // thread count, so the runs with v predict it alone.
+  for (const std::size_t j : having) {
+    for (const auto& [w, thread] : maps[i]) {
+      const auto wt = maps[j].find(w);
+      if (wt != maps[j].end() && !alike(runs[i], thread, runs[j], wt->second)) {
+        throw reuse_error(fmt::format(
+            "thread {} of {} has value {} ({}) of pattern {}, which no thread of {} has; in {} "
+            "it behaves unlike the other values, and {}'s {} thread {} behaves unlike {}'s "
+            "thread {} (the behaviour changes with the thread count): train with runs whose "
+            "threads cover every part of the pattern",
+            t, threads, v, describe_value(p, v), to_string(p), paths[i], paths[j], paths[i],
+            describe_value(p, w), thread, paths[j], wt->second));
+      }
+    }
+  }
+  return -1;
+}
+
 }  // namespace
 
 std::string_view to_string(thread_pattern p) {
@@ -161,7 +208,8 @@ std::map<int, int> match_pattern(const reuse_recording& r, const std::string& pa
   return lowest;
 }
 
-std::vector<std::vector<int>> select_training(thread_pattern p, int threads,
+std::vector<std::vector<int>> select_training(const std::vector<reuse_recording>& runs,
+                                              thread_pattern p, int threads,
                                               const std::vector<std::map<int, int>>& maps,
                                               const std::vector<std::string>& paths) {
   std::vector<std::vector<int>> out;
@@ -169,15 +217,23 @@ std::vector<std::vector<int>> select_training(thread_pattern p, int threads,
   for (int t = 1; t < threads; ++t) {
     const int v = pattern_value(p, t, threads);
     std::vector<int> from;
+    std::vector<std::size_t> having;  // the runs with a thread of value v
+    for (std::size_t i = 0; i < maps.size(); ++i) {
+      if (maps[i].contains(v)) having.push_back(i);
+    }
     for (std::size_t i = 0; i < maps.size(); ++i) {
       const auto it = maps[i].find(v);
-      if (it == maps[i].end()) {
+      if (it != maps[i].end()) {
+        from.push_back(it->second);
+        continue;
+      }
+      if (having.empty()) {
         throw reuse_error(
             fmt::format("thread {} of {} has value {} ({}) of pattern {}, and no thread of {} has: "
                         "train with runs whose threads cover every part of the pattern",
                         t, threads, v, describe_value(p, v), to_string(p), paths[i]));
       }
-      from.push_back(it->second);
+      from.push_back(stand_in(runs, maps, having, i, v, p, t, threads, paths));
     }
     out.push_back(std::move(from));
   }
@@ -210,11 +266,12 @@ reuse_recording predict_threads(const std::vector<reuse_recording>& runs,
     xs.push_back(runs[i].threads);
   }
   pattern_value(p, 0, threads);  // a target count the pattern cannot lay out is an error
-  from = select_training(p, threads, maps, paths);
+  from = select_training(runs, p, threads, maps, paths);
   std::optional<std::int64_t> size;
   reuse_recording out = prediction_header(runs, threads, size);
   for (int t = 0; t < threads; ++t)
-    predict_thread(runs, xs, from[static_cast<std::size_t>(t)], t, threads, out, notes);
+    predict_thread(runs, xs, from[static_cast<std::size_t>(t)], t, threads, out, notes,
+                   scaling::threads);
   return out;
 }
 

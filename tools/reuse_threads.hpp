@@ -58,9 +58,22 @@ std::vector<std::vector<int>> partition_threads(const reuse_recording& r);
 std::map<int, int> match_pattern(const reuse_recording& r, const std::string& path,
                                  const std::vector<std::vector<int>>& groups, thread_pattern p);
 
-/// For each thread of a `threads`-thread run, the thread of each training run to predict it
-/// from (thread 0 from thread 0). Throws reuse_error when a thread's value is in no map.
-std::vector<std::vector<int>> select_training(thread_pattern p, int threads,
+/// For each thread of a `threads`-thread run, the thread of each training run (maps[i] is
+/// match_pattern's of runs[i]) to predict it from (thread 0 from thread 0). A run that lacks
+/// the thread's value (2 threads have no inner thread of pattern line) stands in for it:
+///  1. with its thread of another value w, when in every run that has both values their
+///     threads behave alike (behaviour_matches, and first accesses at each site within 5 %):
+///     the values are one behaviour there;
+///  2. else not at all (-1: the thread is predicted from the other runs alone, as a constant
+///     when one run is left), when every value the run shares with each run that has the
+///     missing one behaves alike in both: the runs show no change with the thread count.
+/// So from 2 and 4 threads, pattern line predicts the inner threads of matmul (every thread
+/// alike) from the last thread of the 2-thread run, and those of a neighbour exchange (the
+/// inner threads read from two neighbours, the edges from one, at any thread count) from the
+/// 4-thread run alone.
+/// Throws reuse_error when a thread's value is in no map, or in some but neither rule holds.
+std::vector<std::vector<int>> select_training(const std::vector<reuse_recording>& runs,
+                                              thread_pattern p, int threads,
                                               const std::vector<std::map<int, int>>& maps,
                                               const std::vector<std::string>& paths);
 

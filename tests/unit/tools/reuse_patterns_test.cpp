@@ -1,6 +1,7 @@
 // tests/unit/tools/reuse_patterns_test.cpp — pgas-reuse's analysis (tools/reuse_patterns.hpp):
 // bins merged into patterns, fits that recover a linear, square-root and power law exactly,
-// predicted histograms, pattern overlap and an evaluation counted by hand; and the recording
+// fits against the thread count (bounded distances, counts by their direction), predicted
+// histograms, pattern overlap and an evaluation counted by hand; and the recording
 // format read back after it is written (tools/reuse_file.hpp).
 
 #include <catch2/catch.hpp>
@@ -114,6 +115,60 @@ TEST_CASE("fits recover the law behind the points", "[reuse]") {
   const fit l3 = fit_points({{16, 8}, {32, 16}, {64, 32}});
   CHECK(l3.model == fit_model::linear);
   CHECK(l3.error == Approx(0).margin(1e-12));
+}
+
+TEST_CASE("fits against the thread count stay in the bounded family", "[reuse]") {
+  // matmul's inner products at n = 144: one distance, (1 - 1/T) n^2 - 1 (10367 at 2 threads,
+  // 15551 at 4). a + b/T recovers it exactly (18143 at 8); the power law through 2 and 4 gives
+  // 23327 there.
+  const double n2 = 144.0 * 144.0;
+  const auto distance = [&](double t) { return (1 - 1 / t) * n2 - 1; };
+  const fit d = fit_points({{2, distance(2)}, {4, distance(4)}}, fit_family::thread_distance);
+  CHECK(d.model == fit_model::inverse);
+  CHECK(d.a == Approx(n2 - 1));
+  CHECK(d.b == Approx(-n2));
+  CHECK(d.at(8) == Approx(distance(8)));
+  CHECK(d.at(16) == Approx(distance(16)));
+  // Unbounded laws are not in the family: the size family's power law overshoots.
+  const fit size_fit = fit_points({{2, distance(2)}, {4, distance(4)}});
+  CHECK(size_fit.at(16) > 1.1 * distance(16));
+  // A distance the thread count does not change is constant.
+  CHECK(fit_points({{3, 50}, {4, 50}}, fit_family::thread_distance).model == fit_model::constant);
+  // Counts: falling is a share of fixed work (inverse), rising grows with partners (affine).
+  const fit share = fit_points({{2, 1000}, {4, 600}}, fit_family::thread_count);
+  CHECK(share.model == fit_model::inverse);
+  CHECK(share.at(8) == Approx(400));
+  const fit partners = fit_points({{2, 30}, {4, 50}}, fit_family::thread_count);
+  CHECK(partners.model == fit_model::affine);
+  CHECK(partners.at(16) == Approx(170));
+  // Three runs choose by least error: a falling straight line is affine, not inverse.
+  const fit line = fit_points({{2, 96}, {4, 92}, {8, 84}}, fit_family::thread_count);
+  CHECK(line.model == fit_model::affine);
+  CHECK(line.at(16) == Approx(68));
+  // One thread count: constant (two coefficients need two).
+  CHECK(fit_points({{4, 9}}, fit_family::thread_count).model == fit_model::constant);
+}
+
+TEST_CASE("a histogram is predicted against the thread count", "[reuse]") {
+  // matmul-like: one distance (1 - 1/T) 64^2 - 1, a thread's share 16384 / T of the reuses,
+  // 64 first accesses.
+  const auto run = [](double t) {
+    const auto d = static_cast<std::uint64_t>((1 - 1 / t) * 4096 - 1);
+    const auto f = static_cast<std::uint64_t>(16384 / t);
+    return histogram(1, 0, 64, {bin(d, d, f, static_cast<double>(d))});
+  };
+  const reuse_histogram a = run(2), b = run(4), observed = run(16);
+  const auto p = predict_histogram({{2, &a}, {4, &b}}, 16, nullptr, scaling::threads);
+  REQUIRE(p);
+  CHECK(p->fits[0].max.model == fit_model::inverse);
+  CHECK(p->fits[0].freq.model == fit_model::inverse);
+  CHECK(p->infinite.model == fit_model::constant);
+  REQUIRE(p->histogram.bins.size() == 1);
+  CHECK(p->histogram.bins[0].min == observed.bins[0].min);
+  CHECK(p->histogram.bins[0].max == observed.bins[0].max);
+  CHECK(p->histogram.bins[0].count == observed.bins[0].count);
+  CHECK(p->histogram.infinite == 64);
+  CHECK(predicted_correctly(form_patterns(p->histogram.bins), form_patterns(observed.bins)));
 }
 
 TEST_CASE("a histogram is predicted pattern by pattern", "[reuse]") {

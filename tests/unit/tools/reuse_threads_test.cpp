@@ -2,7 +2,9 @@
 // on the worked example of a blocked LU: runs of 16 and 25 threads predict 36, threads with
 // blocks on the diagonal do extra work, and the diagonal pattern (0 on the diagonal of the
 // square thread grid, 1 off it) picks threads 5 and 6 for the diagonal threads of 36 and
-// threads 1 and 1 for the others; thread 0 comes from thread 0.
+// threads 1 and 1 for the others; thread 0 comes from thread 0. And training on 2 threads
+// with pattern line, which has no inner thread: stand-ins (threads that behave alike), the
+// 4-thread run alone (nothing changes with the thread count), or a refusal.
 
 #include <catch2/catch.hpp>
 
@@ -38,6 +40,22 @@ reuse_recording lu_run(int n) {
   for (int t = 0; t < n; ++t) {
     r.histograms.push_back(histogram(t, 0, 16, 31, 100));
     if (t / s == t % s) r.histograms.push_back(histogram(t, 1, 32, 63, 10 * n));
+  }
+  return r;
+}
+
+// A run of n threads on a line (pattern line). Every thread reads at one distance, and
+// `first(t, n)` first accesses.
+template <class First>
+reuse_recording line_run(int n, First first) {
+  reuse_recording r = lu_run(1);
+  r.threads = n;
+  r.histograms.clear();
+  for (int t = 0; t < n; ++t) {
+    reuse_histogram h = histogram(t, 0, 16, 31, 100);
+    h.infinite = first(t, n);
+    h.accesses = h.infinite + 100;
+    r.histograms.push_back(h);
   }
   return r;
 }
@@ -83,7 +101,8 @@ TEST_CASE("the LU example: groups, match and selection", "[reuse]") {
   CHECK(m1 == std::map<int, int>{{0, 6}, {1, 1}});
 
   // The selection for 36 threads, as the worked example's table lists it.
-  const auto from = select_training(thread_pattern::diagonal, 36, {m0, m1}, {"t16", "t25"});
+  const auto from =
+      select_training({test, train}, thread_pattern::diagonal, 36, {m0, m1}, {"t16", "t25"});
   REQUIRE(from.size() == 36);
   for (int t = 0; t < 36; ++t) {
     INFO("thread " << t);
@@ -130,4 +149,53 @@ TEST_CASE("a pattern that does not describe the run is refused", "[reuse]") {
   CHECK(partition_threads(near).size() == 2);
   near.histograms[3] = histogram(2, 0, 16, 31, 107);
   CHECK(partition_threads(near).size() == 3);
+}
+
+TEST_CASE("pattern line trains on 2 threads", "[reuse]") {
+  const auto select = [](const reuse_recording& two, const reuse_recording& four) {
+    const std::vector<std::map<int, int>> maps = {
+        match_pattern(two, "n2", partition_threads(two), thread_pattern::line),
+        match_pattern(four, "n4", partition_threads(four), thread_pattern::line)};
+    return select_training({two, four}, thread_pattern::line, 8, maps, {"n2", "n4"});
+  };
+  SECTION("threads that behave alike stand in for each other (every thread alike)") {
+    const auto same = [](int, int) { return std::uint64_t{64}; };
+    const auto from = select(line_run(2, same), line_run(4, same));
+    CHECK(from[1] == std::vector<int>{1, 1});  // inner: the 2-thread run's last thread
+    CHECK(from[7] == std::vector<int>{1, 3});
+  }
+  SECTION("inner threads unlike the edges come from the 4-thread run alone") {
+    // A neighbour exchange: inner threads read two halos, the edges one, whatever the count.
+    const auto halos = [](int t, int n) { return std::uint64_t(t == 0 || t == n - 1 ? 64 : 128); };
+    const reuse_recording two = line_run(2, halos), four = line_run(4, halos);
+    const auto from = select(two, four);
+    CHECK(from[1] == std::vector<int>{-1, 1});
+    CHECK(from[6] == std::vector<int>{-1, 1});
+    CHECK(from[7] == std::vector<int>{1, 3});
+    std::vector<std::vector<int>> chosen;
+    std::vector<prediction_note> notes;
+    const reuse_recording p =
+        predict_threads({two, four}, {"n2", "n4"}, 8, thread_pattern::line, chosen, notes);
+    CHECK(chosen == from);
+    for (const reuse_histogram& h : p.histograms) {
+      INFO("thread " << h.thread);
+      CHECK(h.infinite == (h.thread == 0 || h.thread == 7 ? 64 : 128));
+    }
+  }
+  SECTION("behaviour that changes with the thread count is refused") {
+    // The last thread's first accesses grow with n: the 4-thread inner thread cannot be
+    // taken as it is.
+    const auto growing = [](int t, int n) {
+      return std::uint64_t(t == n - 1 ? 32 * n : t == 0 ? 64 : 256);
+    };
+    try {
+      select(line_run(2, growing), line_run(4, growing));
+      FAIL("no error");
+    } catch (const reuse_error& e) {
+      CHECK(std::string(e.what()).find("thread 1 of 8 has value 2 (inner) of pattern line, "
+                                       "which no thread of n2 has") != std::string::npos);
+      CHECK(std::string(e.what()).find("n2's last thread 1 behaves unlike n4's thread 3") !=
+            std::string::npos);
+    }
+  }
 }

@@ -46,6 +46,18 @@ TEST_CASE("stencil7: every variant verifies at 1-3 threads", "[stencil7]") {
   }
 }
 
+TEST_CASE("stencil7: rows of whole vectors, streamed, in one or several blocks of rows",
+          "[stencil7]") {
+  // Sizes that are a multiple of every vector width (2, 4 or 8 doubles) take the streaming row
+  // kernel: 8, one vector a row, both boundary lanes in it; 112, two blocks of rows (95 and 15).
+  for (const char* variant : {"seq", "ndarray", "openmp"}) {
+    for (int threads = 1; threads <= 3; ++threads) {
+      run_verified(variant, threads, 8);
+      run_verified(variant, threads, 112);
+    }
+  }
+}
+
 TEST_CASE("stencil7: threads that own one interior plane or none", "[stencil7]") {
   run_verified("ndarray", 3, 3);  // one interior plane: threads 1 and 2 own none
   run_verified("ndarray", 3, 4);  // two: thread 0 owns none

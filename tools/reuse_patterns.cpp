@@ -28,20 +28,17 @@ constexpr std::array<fit_model, 6> size_models = {fit_model::constant, fit_model
                                                   fit_model::log,      fit_model::power};
 constexpr std::array<fit_model, 2> thread_distance_models = {fit_model::constant,
                                                              fit_model::inverse};
-constexpr std::array<fit_model, 3> falling_count_models = {fit_model::constant, fit_model::inverse,
-                                                           fit_model::affine};
-constexpr std::array<fit_model, 3> rising_count_models = {fit_model::constant, fit_model::affine,
-                                                          fit_model::inverse};
+constexpr std::array<fit_model, 3> thread_count_models = {fit_model::constant, fit_model::inverse,
+                                                          fit_model::affine};
 
-// `rising`: y at the largest x is above y at the smallest.
-std::span<const fit_model> models_of(fit_family f, bool rising) {
+std::span<const fit_model> models_of(fit_family f) {
   switch (f) {
     case fit_family::size:
       break;
     case fit_family::thread_distance:
       return thread_distance_models;
     case fit_family::thread_count:
-      return rising ? std::span<const fit_model>(rising_count_models) : falling_count_models;
+      return thread_count_models;
   }
   return size_models;
 }
@@ -170,9 +167,7 @@ fit fit_points(const std::vector<std::pair<double, double>>& points, fit_family 
   }
   fit best;
   bool have = false;
-  // Pairs order by x first: the points at the smallest and the largest x.
-  const auto [first, last] = std::minmax_element(points.begin(), points.end());
-  for (const fit_model m : models_of(family, last->second > first->second)) {
+  for (const fit_model m : models_of(family)) {
     fit f;
     f.model = m;
     if (f.model == fit_model::log && !all_x_above_one) continue;

@@ -43,11 +43,12 @@ enum class fit_model : std::uint8_t { constant, linear, sqrt, square, log, power
 ///                   from below when it grows (b < 0: a thread's own share 1/T of the data set
 ///                   drops out) or from above when it shrinks (b > 0).
 ///  thread_count:    x the thread count, y a count of accesses: constant, inverse, affine.
-///                   Two points fit both of the latter exactly, so the direction decides the
-///                   tie: a count that falls as the threads grow is a thread's share of a fixed
-///                   amount of work, a + b / T (inverse before affine); one that rises grows
-///                   with the partners a thread has, a + b T (affine before inverse). More
-///                   training runs choose by least error as ever.
+///                   A thread's share of work of a fixed size is a + b / T, and its accesses to
+///                   others' data are bounded by that share (a rising count, as the others'
+///                   share 1 - 1/T of the data grows, tends to its limit too), so two training
+///                   runs, which fit inverse and affine alike exactly, give inverse; a + b T (a
+///                   count that grows with the partners a thread has, such as one read from
+///                   each other thread) is chosen only where three or more runs fit it better.
 enum class fit_family : std::uint8_t { size, thread_distance, thread_count };
 
 /// What the x of a prediction is: the problem size or the thread count.
@@ -66,8 +67,8 @@ struct fit {
 
 /// The model of `family` of least error through the points (x, y), x > 0; of models whose
 /// errors are equal (within 1e-9), the first in fit_model's order, so two points on a line
-/// give linear and not a power of exponent 1 (thread_count orders inverse and affine by the
-/// direction of y, see above). Power is tried only where every y > 0, log where every x > 1,
+/// give linear and not a power of exponent 1, and two against the thread count inverse and not
+/// affine. Power is tried only where every y > 0, log where every x > 1,
 /// power, inverse and affine only with two different x. Needs at least one point.
 fit fit_points(const std::vector<std::pair<double, double>>& points,
                fit_family family = fit_family::size);

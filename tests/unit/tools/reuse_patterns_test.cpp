@@ -1,6 +1,6 @@
 // tests/unit/tools/reuse_patterns_test.cpp — pgas-reuse's analysis (tools/reuse_patterns.hpp):
 // bins merged into patterns, fits that recover a linear, square-root and power law exactly,
-// fits against the thread count (bounded distances, counts by their direction), predicted
+// fits against the thread count (bounded distances and counts), predicted
 // histograms, pattern overlap and an evaluation counted by hand; and the recording
 // format read back after it is written (tools/reuse_file.hpp).
 
@@ -134,17 +134,18 @@ TEST_CASE("fits against the thread count stay in the bounded family", "[reuse]")
   CHECK(size_fit.at(16) > 1.1 * distance(16));
   // A distance the thread count does not change is constant.
   CHECK(fit_points({{3, 50}, {4, 50}}, fit_family::thread_distance).model == fit_model::constant);
-  // Counts: falling is a share of fixed work (inverse), rising grows with partners (affine).
+  // Counts: a share of fixed work, a + b/T, falling or rising (the remote share 1 - 1/T of
+  // 1728 first accesses: 864 at 2 threads, 1296 at 4, 1620 at 16).
   const fit share = fit_points({{2, 1000}, {4, 600}}, fit_family::thread_count);
   CHECK(share.model == fit_model::inverse);
   CHECK(share.at(8) == Approx(400));
-  const fit partners = fit_points({{2, 30}, {4, 50}}, fit_family::thread_count);
+  const fit remote = fit_points({{2, 864}, {4, 1296}}, fit_family::thread_count);
+  CHECK(remote.model == fit_model::inverse);
+  CHECK(remote.at(16) == Approx(1620));
+  // Three runs choose by least error: one read from each other thread (T - 1) is affine.
+  const fit partners = fit_points({{2, 1}, {4, 3}, {8, 7}}, fit_family::thread_count);
   CHECK(partners.model == fit_model::affine);
-  CHECK(partners.at(16) == Approx(170));
-  // Three runs choose by least error: a falling straight line is affine, not inverse.
-  const fit line = fit_points({{2, 96}, {4, 92}, {8, 84}}, fit_family::thread_count);
-  CHECK(line.model == fit_model::affine);
-  CHECK(line.at(16) == Approx(68));
+  CHECK(partners.at(16) == Approx(15));
   // One thread count: constant (two coefficients need two).
   CHECK(fit_points({{4, 9}}, fit_family::thread_count).model == fit_model::constant);
 }

@@ -5,7 +5,8 @@
 // exactly the map's points, and each point's element must be the mapped one, by address,
 // through A[p], A(i, j, k), base()/memory_strides() and view()); slices down to rank 1;
 // chains on the unit-stride layouts keeping their type. Every thread runs its chains on the
-// next thread's piece, through global views (jobs of 1 to 3 threads).
+// next thread's piece, through global views (jobs of 1 to 3 threads). Views translated far
+// from the point 0 (2^40 either way) index, in every layout, the elements their strides name.
 
 #include <pgas/ndarray.hpp>
 #include <pgas/pgas.hpp>
@@ -222,6 +223,55 @@ void view_cases(failures& f, std::vector<pgas::ndarray<int, 3>>& dir) {
 }
 
 }  // namespace
+
+// Every point of V's domain, through A[p] and A(i, j, k), is the element that base() and
+// memory_strides() name.
+template <class V>
+bool indexes_by_strides(failures& f, const V& v, const std::string& what) {
+  bool ok = true;
+  const point<3> lo = v.domain().lower(), ms = v.memory_strides();
+  for (const point<3>& q : v.domain()) {
+    const point<3> k = q - lo;
+    auto* const want = v.base() + (k[0] * ms[0] + k[1] * ms[1] + k[2] * ms[2]);
+    const bool here = &v[q] == want && &v(q[0], q[1], q[2]) == want;
+    EXPECT(f, here, what << ": " << q << " is not the element its strides name");
+    ok = ok && here;
+  }
+  return ok;
+}
+
+// Views whose domains lie far from the point 0 on either side: the unit-stride layouts index
+// from the address of index 0, which then lies far outside the allocation (and wraps around
+// the address space for a large positive lower bound).
+template <class T>
+void far_views(failures& f) {
+  pgas::ndarray<T, 3> A(rectdomain<3>({-2, 0, 1}, {3, 4, 6}), pgas::padding{3});
+  const auto S = A.template as_layout<pgas::simple>();
+  const auto C = pgas::ndarray<T, 3, pgas::global, pgas::column_major>(A.domain());
+  constexpr nd_index far = nd_index{1} << 40;
+  for (const nd_index t : {far, -far, far + 7, -far - 5, nd_index{0}}) {
+    const point<3> by(t, -t / 3, t / 5);
+    const std::string what = "translate(" + pgas::to_string(by) + ")";
+    if (!indexes_by_strides(f, A.translate(by), what + " strided")) return;
+    if (!indexes_by_strides(f, S.translate(by), what + " simple")) return;
+    if (!indexes_by_strides(f, S.translate(by).template as_layout<pgas::unstrided>(),
+                            what + " unstrided")) {
+      return;
+    }
+    if (!indexes_by_strides(f, C.translate(by), what + " column_major")) return;
+    if (!indexes_by_strides(f, S.translate(by).shrink(1), what + ".shrink(1) simple")) return;
+  }
+}
+
+TEST_CASE("ndarray views far from the point 0 index the elements their strides name") {
+  failures f;
+  REQUIRE(pgas::run(test_job(1), 0, nullptr, [&] {
+            far_views<char>(f);
+            far_views<int>(f);
+            far_views<double>(f);
+          }) == 0);
+  check_no_failures(f);
+}
 
 TEST_CASE("ndarray views match an element-by-element reference, on another thread's piece") {
   for (int threads = 1; threads <= 3; ++threads) {

@@ -242,19 +242,23 @@ struct naive_labels {
 // which keeps every graft a hook of a smaller label under a root of the phase's start.
 struct cached_labels {
   pgas::cache<vertex>& c;
-  vertex load(vertex i) const { return c.read(static_cast<std::size_t>(i)); }
-  void store(vertex i, vertex x) const { c.write(static_cast<std::size_t>(i), x); }
+  [[gnu::always_inline]] vertex load(vertex i) const { return c.read(static_cast<std::size_t>(i)); }
+  [[gnu::always_inline]] void store(vertex i, vertex x) const {
+    c.write(static_cast<std::size_t>(i), x);
+  }
 };
 
-// D through coalescing schedules (coalesced): get(i) reads another thread's label from the
+// D through a coalescing schedule (coalesced): get(i) reads another thread's label from the
 // schedule's buffer, downloaded in one pass per owner at the start of the phase, put(i, x)
-// keeps it there until the upload at the phase's end, which lowers each label to the
-// smallest value any thread put (upload_combine::min, Cong et al.'s priority writes); the
-// calling thread's own labels are read and written in place (lowered the same way).
+// keeps it there until the upload at the phase's end, where the last store to land wins
+// (upload_combine::last: any racing graft may, as the CRCW rule above allows); the calling
+// thread's own labels are read and written in place (own_first).
 struct scheduled_labels {
   pgas::access_schedule<vertex>& s;
-  vertex load(vertex i) const { return s.get(static_cast<std::size_t>(i)); }
-  void store(vertex i, vertex x) const { s.put(static_cast<std::size_t>(i), x); }
+  [[gnu::always_inline]] vertex load(vertex i) const { return s.get(static_cast<std::size_t>(i)); }
+  [[gnu::always_inline]] void store(vertex i, vertex x) const {
+    s.put(static_cast<std::size_t>(i), x);
+  }
 };
 
 // cached and coalesced read and write the thread's own labels [lo, lo + count) through a plain
@@ -386,45 +390,41 @@ int job(const pk::kernel_args& a) {
           });
     };
   }
-  // The graft's schedule reads the endpoints of this thread's edges, a set fixed for the whole
-  // run, so it is planned once (at the first download) and reused by every iteration; a
-  // graft writes the label of a root, which may be any vertex, so every vertex is hinted for
-  // writing. The shortcut follows labels anywhere: its schedule covers every vertex, and
-  // writes back, lowered, the roots it found for other threads' vertices on its way (the
-  // owners shorten the same chains; the smaller label, nearer the root, wins).
-  std::optional<pgas::access_schedule<vertex>> gs, ss;
+  // One schedule serves both loops. The graft reads the endpoints of this thread's edges and
+  // writes the label of a root, which may be any vertex; the shortcut follows labels anywhere
+  // and writes only this thread's labels. So every vertex is hinted for reading and writing,
+  // once: the plan is made at the first download and reused by every phase, each phase
+  // downloading the labels before its loop and uploading the graft's puts after it. Only the
+  // other threads' vertices are hinted: the thread's own labels are read and written in place
+  // (own_first), so a download copies no label the loops would not read from the buffer (at 1
+  // thread the schedule holds nothing), and one buffer for both loops keeps the labels a
+  // thread reads in the fewest cache lines.
+  std::optional<pgas::access_schedule<vertex>> s;
   if (a.variant == "coalesced") {
-    const pgas::schedule_options opts{.combine = pgas::upload_combine::last};
-    gs.emplace(D, opts, std::source_location::current());
-    ss.emplace(D, opts, std::source_location::current());
-    for (std::size_t i = e.lo; i < e.hi; ++i) {
-      gs->hint(static_cast<std::size_t>(el_mine[i - e.lo].u));
-      gs->hint(static_cast<std::size_t>(el_mine[i - e.lo].v));
-    }
+    s.emplace(D, pgas::schedule_options{.combine = pgas::upload_combine::last},
+              std::source_location::current());
     for (std::size_t i = 0; i < n; ++i) {
-      gs->hint_write(i);
-      ss->hint(i);
+      if (i >= v.lo && i < v.hi) continue;
+      s->hint(i);
+      s->hint_write(i);
     }
-    for (std::size_t i = v.lo; i < v.hi; ++i)
-      ss->hint_write(i);
     once = [&] {
-      const own_first<scheduled_labels> g{{*gs}, d_mine, v.lo, v.hi - v.lo},
-          sc{{*ss}, d_mine, v.lo, v.hi - v.lo};
+      const own_first<scheduled_labels> d{{*s}, d_mine, v.lo, v.hi - v.lo};
       reset();
       iterations = sv_iterations(
           [&] {
-            download(*gs);
+            download(*s);
             bool grafted = false;
             for (std::size_t i = e.lo; i < e.hi; ++i)
-              grafted = graft_edge(el_mine[i - e.lo], g) || grafted;
-            upload(*gs);
+              grafted = graft_edge(el_mine[i - e.lo], d) || grafted;
+            upload(*s);
             return grafted;
           },
           [&] {
-            download(*ss);
+            download(*s);
             for (std::size_t i = v.lo; i < v.hi; ++i)
-              shortcut_vertex(static_cast<vertex>(i), sc);
-            upload(*ss);
+              shortcut_vertex(static_cast<vertex>(i), d);
+            upload(*s);
           });
     };
   }

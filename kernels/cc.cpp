@@ -242,10 +242,8 @@ struct naive_labels {
 // which keeps every graft a hook of a smaller label under a root of the phase's start.
 struct cached_labels {
   pgas::cache<vertex>& c;
-  [[gnu::always_inline]] vertex load(vertex i) const { return c.read(static_cast<std::size_t>(i)); }
-  [[gnu::always_inline]] void store(vertex i, vertex x) const {
-    c.write(static_cast<std::size_t>(i), x);
-  }
+  vertex load(vertex i) const { return c.read(static_cast<std::size_t>(i)); }
+  void store(vertex i, vertex x) const { c.write(static_cast<std::size_t>(i), x); }
 };
 
 // D through a coalescing schedule (coalesced): get(i) reads another thread's label from the
@@ -255,10 +253,8 @@ struct cached_labels {
 // thread's own labels are read and written in place (own_first).
 struct scheduled_labels {
   pgas::access_schedule<vertex>& s;
-  [[gnu::always_inline]] vertex load(vertex i) const { return s.get(static_cast<std::size_t>(i)); }
-  [[gnu::always_inline]] void store(vertex i, vertex x) const {
-    s.put(static_cast<std::size_t>(i), x);
-  }
+  vertex load(vertex i) const { return s.get(static_cast<std::size_t>(i)); }
+  void store(vertex i, vertex x) const { s.put(static_cast<std::size_t>(i), x); }
 };
 
 // cached and coalesced read and write the thread's own labels [lo, lo + count) through a plain

@@ -147,7 +147,7 @@ template <class Array, class Body, class... Outs>
 void cuts_loop(const cut_plan& plan, const Array& a, Body& body, const Outs&... outs) {
   constexpr std::size_t rank = Array::rank;
   using T = typename Array::value_type;
-  const int me = plan.thread();
+  [[maybe_unused]] const int me = plan.thread();  // unused when there are no outs
   const std::span<const std::size_t> strides = plan.strides();
   const std::size_t accesses = plan.accesses();
   for (const cut_run& r : plan.runs()) {

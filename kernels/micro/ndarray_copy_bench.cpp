@@ -52,10 +52,10 @@ double value(nd_index i, nd_index j) {
 
 struct form {
   const char* name;
-  double bytes;                 // copied per rep
-  std::function<void()> run;    // the copy
-  std::function<bool()> check;  // its result, spot-checked
-  std::vector<double> copy_s, memcpy_s;
+  double bytes;                              // copied per rep
+  std::function<void()> run;                 // the copy
+  std::function<bool()> check;               // its result, spot-checked
+  std::vector<double> copy_s{}, memcpy_s{};  // per rep
 };
 
 int body(const options& o) {

@@ -22,13 +22,15 @@ namespace pgas {
 
 namespace detail {
 
-block_divider block_dividers[block_sizes_max];
+// Zero-initialised (.bss): no page of it is touched until an entry is made.
+constinit block_divider block_dividers[block_sizes_max]{};
 
 namespace {
-// Entry 0 is block 1 (a default-constructed run-time-block pointer names it).
+// Entry 0 is block 1 (a default-constructed run-time-block pointer names it). Its divider is
+// already right: libdivide_u64_gen(1) is all zeros (a power of two: magic 0, shift 0; sptr_test
+// compares the two), so only the block is set, as the library loads.
 const bool block_one_ready = [] {
   block_dividers[0].block = 1;
-  block_dividers[0].div = libdivide::divider<std::uint64_t>(1);
   return true;
 }();
 }  // namespace
@@ -51,7 +53,7 @@ const block_divider& block_divider_for(std::uint64_t b) {
     }
     block_divider& d = block_dividers[used++];
     d.block = b;
-    if (b != 0) d.div = libdivide::divider<std::uint64_t>(b);
+    if (b != 0) d.div = libdivide::libdivide_u64_gen(b);
   }
   return block_dividers[it->second];
 }

@@ -31,17 +31,21 @@ namespace pgas::detail {
 
 /// A run-time block size with its divider: an entry of block_dividers, made once per distinct
 /// size by block_divider_for() and never changed after, so that a pointer may name it by its
-/// index. Entry 0 is block 1 (what a default-constructed pointer names).
+/// index. Entry 0 is block 1 (what a default-constructed pointer names). Plain data, zero
+/// until made, so that the table below is zero-initialised at compile time: its pages are
+/// touched only as entries are made, not when the library loads.
 struct block_divider {
-  std::uint64_t block = 1;
-  libdivide::divider<std::uint64_t> div;
+  std::uint64_t block;
+  libdivide::libdivide_u64_t div;  // libdivide's branchfull divider for `block`
 
-  std::uint64_t divide(std::uint64_t n) const noexcept { return div.divide(n); }
+  std::uint64_t divide(std::uint64_t n) const noexcept {
+    return libdivide::libdivide_u64_do(n, &div);
+  }
 };
 
 /// The table of run-time block sizes (distinct sizes a process may use: block_sizes_max).
 inline constexpr std::size_t block_sizes_max = std::size_t{1} << 18;
-PGAS_API extern block_divider block_dividers[block_sizes_max];
+PGAS_API extern constinit block_divider block_dividers[block_sizes_max];
 
 /// The shared divider for block size `b` (0 <= b <= config::max_runtime_block; the caller
 /// checks). Thread-safe.

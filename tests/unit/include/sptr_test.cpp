@@ -1006,6 +1006,28 @@ std::int64_t band(std::int64_t n, std::int64_t t) {
 
 }  // namespace
 
+TEST_CASE("sptr: the run-time block table's entry 0 is block 1, made as libdivide makes it",
+          "[sptr][bigblock]") {
+  // The table is zero-initialised, not constructed at load, and only entry 0's block is set:
+  // its zero divider must be the one libdivide generates for 1.
+  const pgas::detail::block_divider& one = pgas::detail::block_dividers[0];
+  const libdivide::libdivide_u64_t want = libdivide::libdivide_u64_gen(1);
+  CHECK(one.block == 1);
+  CHECK(one.div.magic == want.magic);
+  CHECK(one.div.more == want.more);
+  CHECK(&pgas::detail::block_divider_for(1) == &one);
+  for (std::uint64_t n :
+       {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{12345}, ~std::uint64_t{0}})
+    CHECK(one.divide(n) == n);
+  // A size made later divides as plain division does, and is interned once.
+  const pgas::detail::block_divider& seven = pgas::detail::block_divider_for(7);
+  CHECK(&pgas::detail::block_divider_for(7) == &seven);
+  CHECK(seven.block == 7);
+  for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{6}, std::uint64_t{7},
+                          std::uint64_t{1} << 40, ~std::uint64_t{0}})
+    CHECK(seven.divide(n) == n / 7);
+}
+
 TEST_CASE("sptr: run-time blocks beyond config::max_block follow the UPC model",
           "[sptr][bigblock]") {
   const std::int64_t max = static_cast<std::int64_t>(pgas::config::max_block);

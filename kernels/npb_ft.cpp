@@ -4,8 +4,8 @@
 // of 6 steps t the spectrum is scaled by exp(-4απ²|k|²) once more (so it holds the field's
 // transform times exp(-4απ²|k|²t)), transformed back, and 1024 fixed elements are summed: the
 // checksums verified against NAS's published ones. Variants (npb_common.hpp): seq and openmp on
-// one plain array, ndarray on slabs of planes per thread, transposed with pgas::copy between
-// the threads' pieces. Entry point: main().
+// one plain array, ndarray on a slab of planes per thread whose lines along k are read and
+// written across the slabs through the pieces' global views. Entry point: main().
 //
 // The 1-D transforms are radix-2 Stockham autosort FFTs (no bit reversal) on `lanes` lines at
 // once: a block of lines is copied into a contiguous scratch buffer with its lines interleaved
@@ -210,35 +210,69 @@ void move_lines(double* g, index_t ps, index_t ls, index_t n, double* re, double
   }
 }
 
-// Transforms along dimension `d` (0: k, 1: j, 2: i) every line of `b` whose "outer" index (k for
-// d = 1 and 2, j for d = 0) is in [lo, hi), in blocks of `lanes` lines adjacent along the
-// remaining dimension, writing into `out` (same shape, may be `b` itself). With `ev` (inverse
-// transforms along k only), every element of b is first multiplied by its evolution factor in
-// place: the spectrum advanced one step, transformed on the way.
-void fft_dim(const box& b, const box& out, int d, const roots& w, bool inverse, index_t lo,
-             index_t hi, const evolution* ev = nullptr) {
-  const int outer = d == 0 ? 1 : 0;
+// Transforms along dimension `d` (1: j, 2: i) every line of `b` whose plane k is in [lo, hi),
+// in blocks of `lanes` lines adjacent along the other dimension, in place.
+void fft_plane_lines(const box& b, int d, const roots& w, bool inverse, index_t lo, index_t hi) {
   const int across = d == 2 ? 1 : 2;
   const index_t n = b.extent[d];
   scratch& s = my_scratch();
   s.fit(w.n);
   const index_t plane = n * lanes;
-  std::array<double, lanes> lane_factor{};
-  for (index_t o = lo; o < hi; ++o) {
+  const index_t ps = 2 * b.stride[d], ls = 2 * b.stride[across];
+  for (index_t k = lo; k < hi; ++k) {
     for (index_t c = 0; c < b.extent[across]; c += lanes) {
-      const index_t first = o * b.stride[outer] + c * b.stride[across];
-      double* in = reinterpret_cast<double*>(b.at + first);
-      const index_t ps = 2 * b.stride[d], ls = 2 * b.stride[across];
-      double* xr = s.a;
-      double* xi = xr + plane;
+      double* g = reinterpret_cast<double*>(b.at + k * b.stride[0] + c * b.stride[across]);
+      move_lines<true>(g, ps, ls, n, s.a, s.a + plane);
+      double* r = fft_lanes(w, inverse, s.a, s.b);
+      move_lines<false>(g, ps, ls, n, r, r + plane);
+    }
+  }
+}
+
+// A whole grid seen along k: runs of whole planes, run r holding planes [k0, k0 + n) at `at`,
+// every run with the grid's strides (stride_k between planes, nx between rows). One run for a
+// plain array; for ndarray, every thread's z-slab, reached through the directory of pieces.
+struct plane_run {
+  cplx* at = nullptr;
+  index_t k0 = 0, n = 0;
+};
+struct k_grid {
+  std::vector<plane_run> runs;
+  index_t nx = 0, stride_k = 0;
+};
+
+// Transforms along k every line of rows [lo, hi) (global j) of `in`, in blocks of `lanes` lines
+// adjacent along i, writing into `out` (the same runs of planes, or another grid's). A line's
+// points are gathered from every run into one block of scratch and scattered back the same
+// way. With `ev` (inverse transforms), every element of `in` is first multiplied by its
+// evolution factor in place: the spectrum advanced one step, transformed on the way.
+void fft_k(const k_grid& in, const k_grid& out, const roots& w, bool inverse, index_t lo,
+           index_t hi, const evolution* ev = nullptr) {
+  scratch& s = my_scratch();
+  s.fit(w.n);
+  const index_t plane = static_cast<index_t>(w.n) * lanes;
+  const index_t ps = 2 * in.stride_k, ls = 2;
+  std::array<double, lanes> lane_factor{};
+  for (index_t j = lo; j < hi; ++j) {
+    for (index_t c = 0; c < in.nx; c += lanes) {
+      const index_t first = j * in.nx + c;
       if (ev != nullptr) {
-        const double fj = ev->y[static_cast<std::size_t>(b.origin[1] + o)];
+        const double fj = ev->y[static_cast<std::size_t>(j)];
         for (int l = 0; l < lanes; ++l)
-          lane_factor[l] = ev->x[static_cast<std::size_t>(b.origin[2] + c + l)] * fj;
-        for (index_t p = 0; p < n; ++p) {
-          const double fk = ev->z[static_cast<std::size_t>(b.origin[0] + p)];
+          lane_factor[l] = ev->x[static_cast<std::size_t>(c + l)] * fj;
+      }
+      for (const plane_run& r : in.runs) {
+        double* g = reinterpret_cast<double*>(r.at + first);
+        double* xr = s.a + r.k0 * lanes;
+        double* xi = xr + plane;
+        if (ev == nullptr) {
+          move_lines<true>(g, ps, ls, r.n, xr, xi);
+          continue;
+        }
+        for (index_t p = 0; p < r.n; ++p) {
+          const double fk = ev->z[static_cast<std::size_t>(r.k0 + p)];
           for (int l = 0; l < lanes; ++l) {
-            double* e = in + p * ps + l * ls;
+            double* e = g + p * ps + l * ls;
             const double f = fk * lane_factor[l];
             e[0] *= f;
             e[1] *= f;
@@ -246,11 +280,12 @@ void fft_dim(const box& b, const box& out, int d, const roots& w, bool inverse, 
             xi[p * lanes + l] = e[1];
           }
         }
-      } else {
-        move_lines<true>(in, ps, ls, n, xr, xi);
       }
-      double* r = fft_lanes(w, inverse, s.a, s.b);
-      move_lines<false>(reinterpret_cast<double*>(out.at + first), ps, ls, n, r, r + plane);
+      double* res = fft_lanes(w, inverse, s.a, s.b);
+      for (const plane_run& r : out.runs) {
+        move_lines<false>(reinterpret_cast<double*>(r.at + first), ps, ls, r.n, res + r.k0 * lanes,
+                          res + plane + r.k0 * lanes);
+      }
     }
   }
 }
@@ -305,22 +340,26 @@ int run_plain(const npb::npb_args& a, int threads, Par&& par) {
     b.stride = {static_cast<index_t>(c.nx) * c.ny, c.nx, 1};
     return b;
   };
-  const box b0 = whole(u0.data()), b1 = whole(u1.data());
+  const box b1 = whole(u1.data());
+  const auto along_k = [&](cplx* at) {
+    return k_grid{{{at, 0, c.nz}}, c.nx, static_cast<index_t>(c.nx) * c.ny};
+  };
+  const k_grid g0 = along_k(u0.data()), g1 = along_k(u1.data());
   const roots wx(c.nx), wy(c.ny), wz(c.nz);
   const evolution ev{evolution_factors(c.nx), evolution_factors(c.ny), evolution_factors(c.nz)};
   std::array<cplx, steps> sums{};
   const auto run = [&] {
     par(0, c.nz, [&](index_t k) { initial_planes(b1, c, k, k + 1); });
     par(0, c.nz, [&](index_t k) {
-      fft_dim(b1, b1, 2, wx, false, k, k + 1);
-      fft_dim(b1, b1, 1, wy, false, k, k + 1);
+      fft_plane_lines(b1, 2, wx, false, k, k + 1);
+      fft_plane_lines(b1, 1, wy, false, k, k + 1);
     });
-    par(0, c.ny, [&](index_t j) { fft_dim(b1, b0, 0, wz, false, j, j + 1); });
+    par(0, c.ny, [&](index_t j) { fft_k(g1, g0, wz, false, j, j + 1); });
     for (int t = 0; t < steps; ++t) {
-      par(0, c.ny, [&](index_t j) { fft_dim(b0, b1, 0, wz, true, j, j + 1, &ev); });
+      par(0, c.ny, [&](index_t j) { fft_k(g0, g1, wz, true, j, j + 1, &ev); });
       par(0, c.nz, [&](index_t k) {
-        fft_dim(b1, b1, 1, wy, true, k, k + 1);
-        fft_dim(b1, b1, 2, wx, true, k, k + 1);
+        fft_plane_lines(b1, 1, wy, true, k, k + 1);
+        fft_plane_lines(b1, 2, wx, true, k, k + 1);
       });
       sums[t] = checksum_part(b1, c) / static_cast<double>(total);
     }
@@ -347,17 +386,16 @@ int run_openmp(const npb::npb_args& a) {
   });
 }
 
-// --- ndarray: slabs of planes per thread, transposed with pgas::copy -------------------------
+// --- ndarray: a z-slab of planes per thread, lines along k read across the slabs -------------
 //
-// Thread t owns the planes k of its z-slab (a balanced block of [0, nz)) and the rows j of its
-// y-slab (a block of [0, ny)), each a pgas::ndarray in its own segment. The transforms along i
-// and j run on z-slabs, those along k on y-slabs; the transpose between them is one pgas::copy
-// from every thread's piece into the caller's (the intersection of the two slabs, contiguous
-// runs of rows), pieces published once with pgas::exchange. The spectrum stays in y-slabs.
-// Alone, a thread's two slabs are the whole grid: one array, no transpose.
+// Thread t owns the planes k of its z-slab (a balanced block of [0, nz)) of each of the two
+// grids, a pgas::ndarray in its own segment, published once with pgas::exchange. The
+// transforms along i and j run on the thread's own planes. Those along k take the rows j of the
+// thread's y-block and read and write their lines in every thread's slab through the
+// directory's global views (direct loads and stores in the one address space, no transpose
+// copy); the barrier between the two kinds of transform orders the slabs' writers.
 
 using piece = pgas::ndarray<cplx, 3, pgas::local, pgas::simple>;
-using directory = std::vector<pgas::ndarray<cplx, 3>>;
 
 // The first of the n items of thread t's block when nt threads share them.
 index_t block_start(index_t n, int t, int nt) {
@@ -376,45 +414,49 @@ box box_of(const piece& a) {
   return b;
 }
 
+// The whole grid along k from every thread's slab of it (`mine`: this thread's piece, in the
+// exchange's collective call); every slab holds whole planes with the same strides.
+k_grid grid_along_k(const piece& mine, const ft_class& c) {
+  k_grid g;
+  g.nx = c.nx;
+  g.stride_k = mine.memory_strides()[0];
+  for (const pgas::ndarray<cplx, 3>& slab : pgas::exchange(pgas::ndarray<cplx, 3>(mine))) {
+    const pgas::rectdomain<3>& d = slab.domain();
+    if (d.empty()) continue;  // a thread with no plane (more threads than planes)
+    g.runs.push_back({slab.base(), d.lower()[0], d.extent(0)});
+  }
+  return g;
+}
+
 int job(const npb::npb_args& a) {
   const ft_class& c = class_of(a.cls);
   const int me = pgas::mythread(), nt = pgas::threads();
   const index_t nx = c.nx, ny = c.ny, nz = c.nz;
   const pgas::rectdomain<3> zslab({block_start(nz, me, nt), 0, 0},
                                   {block_start(nz, me + 1, nt), ny, nx});
-  const pgas::rectdomain<3> yslab({0, block_start(ny, me, nt), 0},
-                                  {nz, block_start(ny, me + 1, nt), nx});
-  const bool alone = nt == 1;
-  const piece u0(yslab), u1y(yslab);
-  const piece u1z = alone ? u1y : piece(zslab);
-  const directory zdir = pgas::exchange(pgas::ndarray<cplx, 3>(u1z));
-  const directory ydir = pgas::exchange(pgas::ndarray<cplx, 3>(u1y));
-  // Every piece of `from` complete (the barrier), then this thread's piece `to` filled from
-  // all of them, its own first. A later write into a piece of `from` waits for the next
-  // collective (the checksum's allreduce, or the other transpose's barrier).
-  const auto transpose = [&](const piece& to, const directory& from) {
-    if (alone) return;
-    pgas::barrier();
-    for (int s = 0; s < nt; ++s)
-      pgas::copy(to, from[static_cast<std::size_t>((me + s) % nt)]);
-  };
-  const box b0 = box_of(u0), b1y = box_of(u1y), b1z = box_of(u1z);
+  const index_t j0 = block_start(ny, me, nt), j1 = block_start(ny, me + 1, nt);
+  const piece u0(zslab), u1(zslab);
+  const k_grid g0 = grid_along_k(u0, c), g1 = grid_along_k(u1, c);
+  const box b1 = box_of(u1);
   const roots wx(c.nx), wy(c.ny), wz(c.nz);
   const evolution ev{evolution_factors(c.nx), evolution_factors(c.ny), evolution_factors(c.nz)};
   const double total = static_cast<double>(nx) * ny * nz;
   std::array<cplx, steps> sums{};
+  // A line along k crosses every slab, so each transform along k waits for every thread's planes
+  // (the barrier), and the planes' transforms for every line (the barrier after). The next
+  // step's lines wait for the checksum's allreduce: every thread is then done with its planes.
   const auto run = [&] {
-    initial_planes(b1z, c, 0, b1z.extent[0]);
-    fft_dim(b1z, b1z, 2, wx, false, 0, b1z.extent[0]);
-    fft_dim(b1z, b1z, 1, wy, false, 0, b1z.extent[0]);
-    transpose(u1y, zdir);
-    fft_dim(b1y, b0, 0, wz, false, 0, b1y.extent[1]);
+    initial_planes(b1, c, 0, b1.extent[0]);
+    fft_plane_lines(b1, 2, wx, false, 0, b1.extent[0]);
+    fft_plane_lines(b1, 1, wy, false, 0, b1.extent[0]);
+    pgas::barrier();
+    fft_k(g1, g0, wz, false, j0, j1);
     for (int t = 0; t < steps; ++t) {
-      fft_dim(b0, b1y, 0, wz, true, 0, b0.extent[1], &ev);
-      transpose(u1z, ydir);
-      fft_dim(b1z, b1z, 1, wy, true, 0, b1z.extent[0]);
-      fft_dim(b1z, b1z, 2, wx, true, 0, b1z.extent[0]);
-      sums[t] = pgas::allreduce(checksum_part(b1z, c), std::plus<>{}) / total;
+      fft_k(g0, g1, wz, true, j0, j1, &ev);
+      pgas::barrier();
+      fft_plane_lines(b1, 1, wy, true, 0, b1.extent[0]);
+      fft_plane_lines(b1, 2, wx, true, 0, b1.extent[0]);
+      sums[t] = pgas::allreduce(checksum_part(b1, c), std::plus<>{}) / total;
     }
   };
   run();

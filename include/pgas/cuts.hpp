@@ -11,6 +11,18 @@
 //                     },
 //                     Out);
 //
+// A loop run many times (a Jacobi sweep) builds each thread's plan once and passes it in place
+// of the box and offsets; the plan keeps the layout, not the arrays, so it serves every array
+// of that layout (In and Out swapped each sweep, or arrays made after the plan):
+//
+//   const pgas::cut_plan plan(In.layout(), pgas::box{{1, n - 1}, {1, n - 1}},
+//                             pgas::offsets{{-1, 0}, {1, 0}, {0, -1}, {0, 1}}, pgas::mythread());
+//   for (int sweep = 0; sweep < sweeps; ++sweep) {
+//     if (sweep % 2 == 0) pgas::forall_cuts(plan, In, body, Out);
+//     else pgas::forall_cuts(plan, Out, body, In);
+//     pgas::barrier();  // before the next sweep reads what this one wrote
+//   }
+//
 // The model. A loop `upc_forall (i in box; &A[i])` runs, on thread t, the iterations whose
 // element A(i) t owns: the box intersected with t's tiles. An access A(i + k) at a constant
 // offset k reads, for the iterations of one tile, a block shifted by k, which spans at most
@@ -54,12 +66,20 @@
 //     access, the iteration and the extents); an empty box (lo == hi in a dimension)
 //     has no runs, but a box with lo > hi or beyond an extent is misuse; box,
 //     offsets and array of different ranks; no offsets, or more than max_cut_accesses; arrays
-//     of one loop with different layouts (extents, blocks or threads); a block-cyclic block
-//     that is not a tile of the row-major order (see Layouts); threads_per_node < 1 or a
-//     thread outside [0, THREADS). Inside a job the job ends naming the thread, file and
-//     line; outside one pgas::usage_error is thrown.
-//   * Outside a job: cut_plan works (it is a pure model); forall_cuts runs every iteration on
-//     the calling thread, as THREADS is 1.
+//     of one loop with different layouts (extents, blocks or threads; the element types may
+//     differ), naming which array — the loop array (the accesses') or output array N, the
+//     N-th after the body; a block-cyclic block that is not a tile of the row-major order (see
+//     Layouts); threads_per_node < 1 or a thread outside [0, THREADS). forall_cuts over a plan
+//     names at its own call, with the plan's line: a plan built for another thread, and an
+//     array whose layout is not the plan's. Inside a job the job ends naming the thread, file
+//     and line; outside one pgas::usage_error is thrown.
+//   * Not checked at run time: the body's e[a] for a at or beyond the number of offsets reads
+//     through a null pointer, so the job ends on a fatal SIGSEGV naming the thread, with a
+//     backtrace (never another array's element). A body that does not take exactly (e, one
+//     std::size_t per dimension, one reference per output array) does not compile: a
+//     static_assert says so, at the forall_cuts call.
+//   * Outside a job: cut_plan works on a pgas::layout (it is a pure model; pgas-layout --cuts
+//     uses it). forall_cuts needs shared arrays, which exist only inside a job.
 //   * Memory ordering: none; the body's accesses are relaxed (pgas/shared_array.hpp).
 //   * Thread safety: a const cut_plan may be read from any number of threads.
 #pragma once
@@ -69,6 +89,7 @@
 #include <source_location>
 #include <span>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include <pgas/cut_model.hpp>
@@ -80,14 +101,17 @@ namespace pgas {
 namespace detail {
 
 /// forall_cuts's element access: e[a] (or e(a)) is access a's element at the current iteration.
-/// `local` tells the body which instantiation it is in.
+/// `local` tells the body which instantiation it is in. `rows` holds max_cut_accesses pointers,
+/// null from the plan's accesses() on, so that an index a beyond the offsets (a body written for
+/// more offsets than the loop was given) faults, the job ending naming the thread with a
+/// backtrace, instead of reading another array's memory.
 template <class T, bool Local>
 struct cut_elements {
   static constexpr bool local = Local;
   T* const* rows;
   std::size_t j;
   [[gnu::always_inline]] T& operator[](std::size_t a) const noexcept {
-    T* const e = rows[a] + j;
+    T* const e = (a < max_cut_accesses ? rows[a] : nullptr) + j;
     if constexpr (!Local) detail::trace_element(e);
     return *e;
   }
@@ -97,7 +121,9 @@ struct cut_elements {
 template <bool Local, std::size_t Rank, class T, class Body, class Outs, std::size_t... D>
 [[gnu::always_inline]] inline void cuts_run(const cut_run& r, std::span<const std::size_t> strides,
                                             const std::array<T*, max_cut_accesses>& base,
-                                            std::size_t accesses, const Outs& out_base, Body& body,
+                                            std::size_t accesses,
+                                            std::array<T*, max_cut_accesses>& rows,
+                                            const Outs& out_base, Body& body,
                                             std::index_sequence<D...>) {
   // Outer dimensions 0 … Rank−2 by an odometer; the innermost is a counted loop over plain
   // pointers (rows[a] + j), which the compiler vectorises as a hand-privatised loop.
@@ -110,8 +136,7 @@ template <bool Local, std::size_t Rank, class T, class Body, class Outs, std::si
     std::size_t rel = 0;
     for (std::size_t d = 0; d + 1 < Rank; ++d)
       rel += (idx[d] - r.lo[d]) * strides[d];
-    std::array<T*, max_cut_accesses> rows;
-    for (std::size_t a = 0; a < accesses; ++a)
+    for (std::size_t a = 0; a < accesses; ++a)  // rows[accesses …] stay null (cut_elements)
       rows[a] = base[a] + rel;
     std::apply(
         [&](auto*... o) {
@@ -142,27 +167,50 @@ struct planned_loop {
       : plan(p), where(w) {}
 };
 
+/// Whether forall_cuts can call `Body` (an lvalue of it) over an array of T of rank Rank with
+/// output arrays of element types Outs...: body(e, i0, …, i_{Rank−1}, out…) in both
+/// instantiations of e (runs all local and the others).
+template <class Body, class T, std::size_t Rank, class... Outs>
+inline constexpr bool cuts_body_callable = []<std::size_t... D>(std::index_sequence<D...>) {
+  return std::is_invocable_v<Body&, cut_elements<T, true>,
+                             std::conditional_t<true, std::size_t&, decltype(D)>..., std::size_t,
+                             Outs&...> &&
+         std::is_invocable_v<Body&, cut_elements<T, false>,
+                             std::conditional_t<true, std::size_t&, decltype(D)>..., std::size_t,
+                             Outs&...>;
+}
+(std::make_index_sequence<Rank - 1>{});
+
 /// The loop over `plan`'s runs, its arrays checked.
 template <class Array, class Body, class... Outs>
 void cuts_loop(const cut_plan& plan, const Array& a, Body& body, const Outs&... outs) {
   constexpr std::size_t rank = Array::rank;
   using T = typename Array::value_type;
-  [[maybe_unused]] const int me = plan.thread();  // unused when there are no outs
-  const std::span<const std::size_t> strides = plan.strides();
-  const std::size_t accesses = plan.accesses();
-  for (const cut_run& r : plan.runs()) {
-    std::array<T*, max_cut_accesses> base{};
-    const cut_targets tg = plan.targets(r);
-    for (std::size_t x = 0; x < accesses; ++x)
-      base[x] = a.local_part(tg[x].owner).data() + tg[x].offset;
-    const std::tuple<typename Outs::value_type*...> out_base{outs.local_part(me).data() +
-                                                             r.offset...};
-    if (r.local)
-      cuts_run<true, rank>(r, strides, base, accesses, out_base, body,
-                           std::make_index_sequence<rank - 1>{});
-    else
-      cuts_run<false, rank>(r, strides, base, accesses, out_base, body,
-                            std::make_index_sequence<rank - 1>{});
+  constexpr bool callable = cuts_body_callable<Body, T, rank, typename Outs::value_type...>;
+  static_assert(callable,
+                "forall_cuts: the body cannot be called as body(e, i0, ..., i_{Rank-1}, out...): "
+                "it must take the accesses e (auto), one std::size_t index per dimension of the "
+                "loop array, then one reference (Out::value_type&) per output array passed after "
+                "the body, no more and no fewer");
+  if constexpr (callable) {
+    [[maybe_unused]] const int me = plan.thread();  // unused when there are no outs
+    const std::span<const std::size_t> strides = plan.strides();
+    const std::size_t accesses = plan.accesses();
+    std::array<T*, max_cut_accesses> rows{};  // each row's pointers; null past the accesses
+    for (const cut_run& r : plan.runs()) {
+      std::array<T*, max_cut_accesses> base{};
+      const cut_targets tg = plan.targets(r);
+      for (std::size_t x = 0; x < accesses; ++x)
+        base[x] = a.local_part(tg[x].owner).data() + tg[x].offset;
+      const std::tuple<typename Outs::value_type*...> out_base{outs.local_part(me).data() +
+                                                               r.offset...};
+      if (r.local)
+        cuts_run<true, rank>(r, strides, base, accesses, rows, out_base, body,
+                             std::make_index_sequence<rank - 1>{});
+      else
+        cuts_run<false, rank>(r, strides, base, accesses, rows, out_base, body,
+                              std::make_index_sequence<rank - 1>{});
+    }
   }
 }
 
@@ -195,7 +243,9 @@ void forall_cuts(const Array& a, const box& b, const offsets& k, Body&& body, co
 ///     pgas::forall_cuts(plan, In, body, Out);
 ///     pgas::barrier();
 ///   }
-/// A plan built for another thread (a thread's runs are its own) or for a layout other than
+/// The plan holds a copy of the layout, not the array: it may be used over any array of that
+/// layout (extents, blocks and threads), including ones created after it or in place of a freed
+/// one. A plan built for another thread (a thread's runs are its own) or for a layout other than
 /// A's and the outs' is misuse, named at this call with the plan's line.
 template <class Array, class Body, class... Outs>
 void forall_cuts(detail::planned_loop p, const Array& a, Body&& body, const Outs&... outs) {

@@ -520,6 +520,16 @@ namespace {
 bool same_layout(const layout& x, const layout& y) {
   return x.extents() == y.extents() && x.spec() == y.spec() && x.threads() == y.threads();
 }
+
+// Array n of a loop, as forall_cuts's arguments name it: 0 is the loop array (the accesses'),
+// n >= 1 the n-th output array after the body.
+std::string loop_array_name(std::size_t n) {
+  return n == 0 ? "the loop array (the accesses' array, before the body)"
+                : fmt::format("output array {} (argument {} after the body)", n, n);
+}
+std::string loop_array_decl(const layout& l, std::size_t n) {
+  return l.declaration("T", n == 0 ? "In" : fmt::format("Out{}", n));
+}
 }  // namespace
 
 void cuts_check_layouts(const layout& first, std::initializer_list<const layout*> others,
@@ -527,9 +537,9 @@ void cuts_check_layouts(const layout& first, std::initializer_list<const layout*
   std::size_t n = 1;
   for (const layout* o : others) {
     if (!same_layout(*o, first)) {
-      misuse(fmt::format("forall_cuts: array {} of the loop is {}, but the first is {}: the "
-                         "arrays of one loop must have one layout",
-                         n, o->declaration("T", "B"), first.declaration("T", "A")),
+      misuse(fmt::format("forall_cuts: {} is {}, but the loop array is {}: the arrays of one "
+                         "loop must have one layout (extents, blocks and threads)",
+                         loop_array_name(n), loop_array_decl(*o, n), loop_array_decl(first, 0)),
              where);
     }
     ++n;
@@ -548,10 +558,11 @@ void cuts_check_plan(const cut_plan& plan, int thread, std::initializer_list<con
   std::size_t n = 0;
   for (const layout* a : arrays) {
     if (!same_layout(*a, plan.layout())) {
-      misuse(fmt::format("forall_cuts: array {} of the loop is {}, but the plan built at {}:{} is "
-                         "for {}: the arrays of a planned loop must have the plan's layout",
-                         n, a->declaration("T", "B"), plan.where().file_name(), plan.where().line(),
-                         plan.layout().declaration("T", "A")),
+      misuse(fmt::format("forall_cuts: {} is {}, but the plan built at {}:{} is for {}: the "
+                         "arrays of a planned loop must have the plan's layout (extents, blocks "
+                         "and threads)",
+                         loop_array_name(n), loop_array_decl(*a, n), plan.where().file_name(),
+                         plan.where().line(), plan.layout().declaration("T", "P")),
              where);
     }
     ++n;

@@ -393,5 +393,10 @@ PGAS_API void cuts_check_plan(const cut_plan& plan, int thread,
                               std::initializer_list<const layout*> arrays,
                               const std::source_location& where);
 
+/// Misuse: forall_cuts's body read e[a] of a loop with only `accesses` offsets (the checked
+/// build's check, pgas/cuts.hpp), named at `where`.
+[[noreturn]] PGAS_API void cuts_access_misuse(std::size_t a, std::size_t accesses,
+                                              const std::source_location& where);
+
 }  // namespace detail
 }  // namespace pgas

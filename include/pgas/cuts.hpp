@@ -73,9 +73,10 @@
 //     names at its own call, with the plan's line: a plan built for another thread, and an
 //     array whose layout is not the plan's. Inside a job the job ends naming the thread, file
 //     and line; outside one pgas::usage_error is thrown.
-//   * Not checked at run time: the body's e[a] for a at or beyond the number of offsets reads
-//     through a null pointer, so the job ends on a fatal SIGSEGV naming the thread, with a
-//     backtrace (never another array's element). A body that does not take exactly (e, one
+//   * The body's e[a] for a at or beyond the number of offsets: in the checked build
+//     (config::bounds_check) misuse named at the forall_cuts call; in others it reads through a
+//     null pointer, so the job ends on a fatal SIGSEGV naming the thread, with a backtrace
+//     (never another array's element). A body that does not take exactly (e, one
 //     std::size_t per dimension, one reference per output array) does not compile: a
 //     static_assert says so, at the forall_cuts call.
 //   * Outside a job: cut_plan works on a pgas::layout (it is a pure model; pgas-layout --cuts
@@ -100,22 +101,44 @@ namespace pgas {
 
 namespace detail {
 
+/// What the checked build's e[a] checks a against: the loop's number of offsets and the line
+/// of its forall_cuts call. Empty, its check nothing, in other builds.
+struct cut_access_check {
+  std::size_t accesses;
+  const std::source_location* where;
+  void check(std::size_t a) const {
+    if (a >= accesses) [[unlikely]]
+      cuts_access_misuse(a, accesses, *where);
+  }
+};
+struct cut_access_unchecked {
+  cut_access_unchecked(std::size_t, const std::source_location*) noexcept {}
+  void check(std::size_t) const noexcept {}
+};
+using cut_access_bound =
+    std::conditional_t<config::bounds_check, cut_access_check, cut_access_unchecked>;
+
 /// forall_cuts's element access: e[a] (or e(a)) is access a's element at the current iteration.
-/// `local` tells the body which instantiation it is in. `rows` holds max_cut_accesses pointers,
-/// null from the plan's accesses() on, so that an index a beyond the offsets (a body written for
-/// more offsets than the loop was given) faults, the job ending naming the thread with a
-/// backtrace, instead of reading another array's memory.
+/// `local` tells the body which instantiation it is in. In the checked build an a at or beyond
+/// the number of offsets is misuse named at the forall_cuts call; in others `rows` holds
+/// max_cut_accesses pointers, null from the plan's accesses() on, so that such an a faults,
+/// the job ending naming the thread with a backtrace, instead of reading another array's
+/// memory.
 template <class T, bool Local>
 struct cut_elements {
   static constexpr bool local = Local;
   T* const* rows;
   std::size_t j;
-  [[gnu::always_inline]] T& operator[](std::size_t a) const noexcept {
+  [[no_unique_address]] cut_access_bound bound;
+  [[gnu::always_inline]] T& operator[](std::size_t a) const noexcept(!config::bounds_check) {
+    bound.check(a);
     T* const e = (a < max_cut_accesses ? rows[a] : nullptr) + j;
     if constexpr (!Local) detail::trace_element(e);
     return *e;
   }
-  [[gnu::always_inline]] T& operator()(std::size_t a) const noexcept { return (*this)[a]; }
+  [[gnu::always_inline]] T& operator()(std::size_t a) const noexcept(!config::bounds_check) {
+    return (*this)[a];
+  }
 };
 
 template <bool Local, std::size_t Rank, class T, class Body, class Outs, std::size_t... D>
@@ -124,7 +147,7 @@ template <bool Local, std::size_t Rank, class T, class Body, class Outs, std::si
                                             std::size_t accesses,
                                             std::array<T*, max_cut_accesses>& rows,
                                             const Outs& out_base, Body& body,
-                                            std::index_sequence<D...>) {
+                                            cut_access_bound bound, std::index_sequence<D...>) {
   // Outer dimensions 0 … Rank−2 by an odometer; the innermost is a counted loop over plain
   // pointers (rows[a] + j), which the compiler vectorises as a hand-privatised loop.
   std::array<std::size_t, Rank> idx{};
@@ -141,7 +164,8 @@ template <bool Local, std::size_t Rank, class T, class Body, class Outs, std::si
     std::apply(
         [&](auto*... o) {
           for (std::size_t jj = 0; jj < len; ++jj)
-            body(cut_elements<T, Local>{rows.data(), jj}, idx[D]..., j0 + jj, (o + rel)[jj]...);
+            body(cut_elements<T, Local>{rows.data(), jj, bound}, idx[D]..., j0 + jj,
+                 (o + rel)[jj]...);
         },
         out_base);
     std::size_t d = Rank - 1;
@@ -181,9 +205,10 @@ inline constexpr bool cuts_body_callable = []<std::size_t... D>(std::index_seque
 }
 (std::make_index_sequence<Rank - 1>{});
 
-/// The loop over `plan`'s runs, its arrays checked.
+/// The loop over `plan`'s runs, its arrays checked; `where` is the forall_cuts call's line.
 template <class Array, class Body, class... Outs>
-void cuts_loop(const cut_plan& plan, const Array& a, Body& body, const Outs&... outs) {
+void cuts_loop(const cut_plan& plan, const std::source_location& where, const Array& a, Body& body,
+               const Outs&... outs) {
   constexpr std::size_t rank = Array::rank;
   using T = typename Array::value_type;
   constexpr bool callable = cuts_body_callable<Body, T, rank, typename Outs::value_type...>;
@@ -197,6 +222,7 @@ void cuts_loop(const cut_plan& plan, const Array& a, Body& body, const Outs&... 
     const std::span<const std::size_t> strides = plan.strides();
     const std::size_t accesses = plan.accesses();
     std::array<T*, max_cut_accesses> rows{};  // each row's pointers; null past the accesses
+    const cut_access_bound bound{accesses, &where};
     for (const cut_run& r : plan.runs()) {
       std::array<T*, max_cut_accesses> base{};
       const cut_targets tg = plan.targets(r);
@@ -205,10 +231,10 @@ void cuts_loop(const cut_plan& plan, const Array& a, Body& body, const Outs&... 
       const std::tuple<typename Outs::value_type*...> out_base{outs.local_part(me).data() +
                                                                r.offset...};
       if (r.local)
-        cuts_run<true, rank>(r, strides, base, accesses, rows, out_base, body,
+        cuts_run<true, rank>(r, strides, base, accesses, rows, out_base, body, bound,
                              std::make_index_sequence<rank - 1>{});
       else
-        cuts_run<false, rank>(r, strides, base, accesses, rows, out_base, body,
+        cuts_run<false, rank>(r, strides, base, accesses, rows, out_base, body, bound,
                               std::make_index_sequence<rank - 1>{});
     }
   }
@@ -234,7 +260,7 @@ void forall_cuts(const Array& a, const box& b, const offsets& k, Body&& body, co
   if constexpr (sizeof...(Outs) > 0)
     detail::cuts_check_layouts(a.layout(), {&outs.layout()...}, b.where());
   const cut_plan plan(a.layout(), b, k, mythread(), {}, b.where());
-  detail::cuts_loop(plan, a, body, outs...);
+  detail::cuts_loop(plan, b.where(), a, body, outs...);
 }
 
 /// The same loop over a plan built once, for the calling thread and A's layout:
@@ -250,7 +276,7 @@ void forall_cuts(const Array& a, const box& b, const offsets& k, Body&& body, co
 template <class Array, class Body, class... Outs>
 void forall_cuts(detail::planned_loop p, const Array& a, Body&& body, const Outs&... outs) {
   detail::cuts_check_plan(p.plan, mythread(), {&a.layout(), &outs.layout()...}, p.where);
-  detail::cuts_loop(p.plan, a, body, outs...);
+  detail::cuts_loop(p.plan, p.where, a, body, outs...);
 }
 
 }  // namespace pgas

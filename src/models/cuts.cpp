@@ -532,6 +532,13 @@ std::string loop_array_decl(const layout& l, std::size_t n) {
 }
 }  // namespace
 
+void cuts_access_misuse(std::size_t a, std::size_t accesses, const std::source_location& where) {
+  misuse(fmt::format("forall_cuts: the body read e[{}], but the loop has {} offset{} (e[0] to "
+                     "e[{}])",
+                     a, accesses, accesses == 1 ? "" : "s", accesses - 1),
+         where);
+}
+
 void cuts_check_layouts(const layout& first, std::initializer_list<const layout*> others,
                         const std::source_location& where) {
   std::size_t n = 1;

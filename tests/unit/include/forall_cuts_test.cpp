@@ -6,8 +6,8 @@
 // another array of the plan's layout; and misuse (an access leaving the array, arrays of
 // different layouts, a plan of another thread or layout) ends the job naming the thread, the
 // line and which array; a body of the wrong arity is told apart at compile time
-// (cuts_body_callable, the static_assert's condition) and an e[a] beyond the offsets faults
-// instead of reading another array.
+// (cuts_body_callable, the static_assert's condition) and an e[a] beyond the offsets is misuse
+// in the checked build and faults in others, instead of reading another array.
 
 #include <pgas/pgas.hpp>
 
@@ -267,10 +267,16 @@ TEST_CASE("forall_cuts tells a body of the wrong arity apart at compile time") {
   STATIC_REQUIRE(cuts_body_callable<decltype(any), double, 3, double, int>);
 }
 
-TEST_CASE("forall_cuts: an access beyond the offsets faults naming the thread") {
-  const misuse_child_result r = misuse_child_run("forall_cuts_test", "forall_cuts misuse child",
-                                                 "FORALL_CUTS_TEST_CASE", "access_beyond_offsets");
-  INFO(r.err);
-  CHECK(r.status != 0);
-  CHECK_THAT(r.err, Catch::Matchers::Contains("of 2: fatal signal SIG"));
+TEST_CASE("forall_cuts: an access beyond the offsets is misuse (checked) or faults") {
+  if constexpr (pgas::config::bounds_check) {
+    check_misuse("access_beyond_offsets",
+                 "forall_cuts: the body read e[1], but the loop has 1 offset (e[0] to e[0])");
+  } else {
+    const misuse_child_result r =
+        misuse_child_run("forall_cuts_test", "forall_cuts misuse child", "FORALL_CUTS_TEST_CASE",
+                         "access_beyond_offsets");
+    INFO(r.err);
+    CHECK(r.status != 0);
+    CHECK_THAT(r.err, Catch::Matchers::Contains("of 2: fatal signal SIG"));
+  }
 }

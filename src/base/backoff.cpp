@@ -38,6 +38,19 @@ bool backoff_yield(int& yields_left, const std::atomic<Word>& progress) noexcept
 
 }  // namespace
 
+int pauses_in(std::uint64_t ns) noexcept {
+  constexpr int sample = 512;
+  const std::uint64_t start = os_now_ns();
+  for (int i = 0; i < sample; ++i)
+    os_pause();
+  const std::uint64_t took = os_now_ns() - start;
+  if (took == 0) return adaptive_spin_max;
+  const std::uint64_t fit = ns * sample / took;
+  if (fit < static_cast<std::uint64_t>(adaptive_spin_min)) return adaptive_spin_min;
+  if (fit > static_cast<std::uint64_t>(adaptive_spin_max)) return adaptive_spin_max;
+  return static_cast<int>(fit);
+}
+
 bool backoff::yield(const std::atomic<std::uint64_t>& progress) noexcept {
   return backoff_yield(yields_left_, progress);
 }

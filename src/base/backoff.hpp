@@ -16,6 +16,22 @@ struct wait_policy {
   int yields = 16;  // yields before sleeping
 };
 
+/// PGAS_SPIN=adaptive's spin when the job has a PU per thread: the pause iterations that take
+/// about this long here. A waiter that sleeps leaves its CPU idle; in a virtual machine the
+/// host may then run something else on it, and the thread comes back late to cold caches. With
+/// 4000 pauses (120 us on a 2-core VM) NAS FT class W's two threads switched context 500-640
+/// times in 60 repetitions against OpenMP's 190, the CPUs idle 3-6 % of the run, and the FT, MG
+/// and stencil7 kernels took 2-6 % longer than with a 1 ms spin; 4.5 ms gained nothing more.
+inline constexpr std::uint64_t adaptive_spin_ns = 1'000'000;
+/// The bounds of that count: the old fixed spin, and a cap for a pause that measured fast.
+inline constexpr int adaptive_spin_min = 4000;
+inline constexpr int adaptive_spin_max = 200'000;
+
+/// The pause iterations that take about `ns` on this core, from timing a few hundred (about
+/// 10 us): within [adaptive_spin_min, adaptive_spin_max], the minimum when the timing was
+/// disturbed (a preempted measurement reads as slow pauses, so it errs towards sleeping).
+int pauses_in(std::uint64_t ns) noexcept;
+
 /// Yields before sleeping when a job has more threads than PUs (it spins 0 then).
 inline constexpr int oversubscribed_yields = 64;
 

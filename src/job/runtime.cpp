@@ -160,7 +160,7 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   detail::os_write_stderr(settings.warnings);
   detail::os_write_stderr(settings.verbose_dump);
   j->options = settings.options;
-  if (settings.spin) j->wait.spin = *settings.spin;
+  j->wait.spin = settings.spin ? *settings.spin : detail::pauses_in(detail::adaptive_spin_ns);
   j->stack_bytes = settings.stack_bytes;
   j->shared_heap_limit = settings.shared_heap_limit;
   j->report_memory = settings.report_memory;
@@ -196,10 +196,22 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
     // threads on 2 cores.
     if (!settings.spin) j->wait.spin = 0;
     j->wait.yields = detail::oversubscribed_yields;
+    // Fewer PUs than the machine has: say where the limit comes from, since the likeliest
+    // source is not the user's doing (libgomp, loaded with the program, binds the initial
+    // thread to one PU under OMP_PROC_BIND before main runs).
+    const int online = static_cast<int>(std::thread::hardware_concurrency());
+    const std::string narrowed =
+        j->plan_machine.is_current() && cpus < online
+            ? fmt::format(
+                  " (this process may run on {} of the machine's {}: an affinity mask "
+                  "it inherited from taskset or a batch system, or that an OpenMP "
+                  "runtime set as it loaded, under OMP_PROC_BIND or GOMP_CPU_AFFINITY)",
+                  cpus, online)
+            : "";
     detail::os_write_stderr(
-        fmt::format("pgas: warning: {} threads on {} processing unit{}: threads share PUs and "
+        fmt::format("pgas: warning: {} threads on {} processing unit{}{}: threads share PUs and "
                     "waiting threads yield instead of spinning\n",
-                    j->threads, cpus, cpus == 1 ? "" : "s"));
+                    j->threads, cpus, cpus == 1 ? "" : "s", narrowed));
   }
   if (*o.report_bindings) {
     detail::os_write_stderr(bindings_report(j->plan_machine, j->plan, *o.bind_to, *o.map_by));

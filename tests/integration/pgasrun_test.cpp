@@ -26,6 +26,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -293,6 +294,34 @@ TEST_CASE("oversubscribed: 8 threads on fewer cores finish, warning once", "[run
   } else {
     CHECK(warnings == 0);
   }
+}
+
+TEST_CASE("oversubscribed by an inherited affinity mask: the warning says where the limit is",
+          "[run][sync]") {
+  const unsigned online = std::thread::hardware_concurrency();
+  if (cpus_available() < 2 || online < 2) return;  // nothing to narrow to one CPU
+  // This thread's mask narrowed to its first CPU for the launch (the child inherits it, as
+  // from taskset), then restored.
+  cpu_set_t all, one;
+  CPU_ZERO(&all);
+  REQUIRE(sched_getaffinity(0, sizeof all, &all) == 0);
+  CPU_ZERO(&one);
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &all)) {
+      CPU_SET(c, &one);
+      break;
+    }
+  }
+  REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
+  const result r = launch_program(2, "hello");
+  REQUIRE(sched_setaffinity(0, sizeof all, &all) == 0);
+  require_exit(r, 0, false);
+  INFO(r);
+  CHECK(contains(r.err,
+                 "2 threads on 1 processing unit (this process may run on 1 of the "
+                 "machine's " +
+                     std::to_string(online)));
+  CHECK(contains(r.err, "OMP_PROC_BIND"));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 
 packages=(g++ python3 meson ninja-build pkgconf cmake libhwloc-dev hwloc libnuma-dev libjemalloc-dev
   catch2 libcli11-dev libfmt-dev nlohmann-json3-dev libdivide-dev libunwind-dev
-  libelf-dev libdw-dev libopenblas-dev liblapacke-dev)
+  libelf-dev libdw-dev libopenblas-dev liblapacke-dev ccache)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -37,6 +37,11 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# Meson compiles through ccache when it is installed. Its cache ignores the directory a build
+# runs in, so a second clone (a CI run, say) reuses what the first compiled. Compiler output
+# carries no paths but relative ones, apart from the debug information's working directory.
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 
 # Configures (or reconfigures) a build directory with the given options.
 setup() {

@@ -160,7 +160,6 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   detail::os_write_stderr(settings.warnings);
   detail::os_write_stderr(settings.verbose_dump);
   j->options = settings.options;
-  j->wait.spin = settings.spin ? *settings.spin : detail::pauses_in(detail::adaptive_spin_ns);
   j->stack_bytes = settings.stack_bytes;
   j->shared_heap_limit = settings.shared_heap_limit;
   j->report_memory = settings.report_memory;
@@ -188,13 +187,17 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
                        ? j->plan_machine.pu_count()
                        : static_cast<int>(std::thread::hardware_concurrency());
   j->oversubscribed = j->threads > cpus;
+  // PGAS_SPIN as given; else 0 when oversubscribed (below), and otherwise the pauses that take
+  // adaptive_spin_ns here, timed now (about 15 us) only when they will be used.
+  j->wait.spin = settings.spin       ? *settings.spin
+                 : j->oversubscribed ? 0
+                                     : detail::pauses_in(detail::adaptive_spin_ns);
   if (j->oversubscribed) {
     // A waiter's pauses only delay the threads that share its PU; a yield runs one of them
     // (or returns at once when none is runnable, keeping the PU awake for a quick release),
     // and sleeping leaves the PU idle until a cross-CPU wake-up. barrier_bench measured
     // (spin 0, yields 64) ahead of both (50, 16) and sleeping after no yields at 4 and 8
     // threads on 2 cores.
-    if (!settings.spin) j->wait.spin = 0;
     j->wait.yields = detail::oversubscribed_yields;
     // Fewer PUs than the machine has: say where the limit comes from, since the likeliest
     // source is not the user's doing (libgomp, loaded with the program, binds the initial

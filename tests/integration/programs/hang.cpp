@@ -26,10 +26,11 @@ std::atomic<bool> never{false};
 std::atomic<int> spinning{0};
 std::atomic<bool> last_waits{false};
 
-[[gnu::noinline]] void spin_forever(int thread, int spinners, bool waiter) {
+[[gnu::noinline]] void spin_forever(int thread, int spinners) {
   spinning.fetch_add(1);
   if (thread == 0) {
-    while (spinning.load() < spinners || (waiter && !last_waits.load())) {
+    // With two or more threads, the last one waits instead of spinning.
+    while (spinning.load() < spinners || (pgas::threads() > 1 && !last_waits.load())) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     std::fputs("hang: spinning\n", stderr);
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
         sigfillset(&all);
         pthread_sigmask(SIG_BLOCK, &all, nullptr);
       }
-      spin_forever(me, spinners, pgas::threads() > 1);
+      spin_forever(me, spinners);
     }
   });
 }

@@ -332,11 +332,13 @@ void arenas_thread_end(int t) noexcept {
   tcache_destroy(a);
 }
 
-void* arena_local_alloc(int thread, std::size_t n) noexcept {
+void* arena_local_alloc(int thread, std::size_t n, std::size_t alignment) noexcept {
   const local_arena* own = tls_owner;
-  const int flags = own != nullptr && own->thread == thread
-                        ? own->own_alloc_flags
-                        : local_arenas[static_cast<std::size_t>(thread)].shared_flags;
+  int flags = own != nullptr && own->thread == thread
+                  ? own->own_alloc_flags
+                  : local_arenas[static_cast<std::size_t>(thread)].shared_flags;
+  // jemalloc trims what precedes and follows the aligned block back into the arena.
+  if (alignment > min_bytes) flags |= MALLOCX_ALIGN(alignment);
   return mallocx(at_least_min(n), flags);
 }
 

@@ -40,10 +40,11 @@ void arenas_thread_start(int t, int private_node) noexcept;
 void arenas_thread_end(int t) noexcept;
 
 /// `n` bytes (n == 0: a unique non-null pointer) from thread `thread`'s arena, aligned to
-/// alignof(std::max_align_t). Any thread may allocate from any arena; the explicit tcache is
-/// used only when the caller is `thread` itself. nullptr when the local region is exhausted.
-/// Never allocates from the process heap on the failure path.
-void* arena_local_alloc(int thread, std::size_t n) noexcept;
+/// alignof(std::max_align_t), or to `alignment` (a power of two) when that is larger. Any
+/// thread may allocate from any arena; the explicit tcache is used only when the caller is
+/// `thread` itself. nullptr when the local region is exhausted. Never allocates from the
+/// process heap on the failure path.
+void* arena_local_alloc(int thread, std::size_t n, std::size_t alignment = 0) noexcept;
 /// Frees a block from arena_local_alloc, from any thread (through the caller's tcache only
 /// when the caller owns the block's segment).
 void arena_local_free(void* p) noexcept;

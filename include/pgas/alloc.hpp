@@ -151,6 +151,13 @@ PGAS_API shared_alloc global_alloc(std::size_t nblocks, std::size_t nbytes,
 /// a trace (pgas/trace.hpp).
 PGAS_API void* local_alloc(std::size_t nbytes,
                            std::source_location where = std::source_location::current());
+/// As above, aligned to `alignment` bytes (a power of two; 0 or less than
+/// alignof(std::max_align_t) gives the default), as aligned_alloc: e.g. 2 MiB, a transparent
+/// huge page, for an array that should start on one. What alignment skips before and after the
+/// block stays free in the arena and is never touched. An alignment that is not a power of two
+/// is misuse, named at `where`; one the local region cannot give throws bad_shared_alloc.
+PGAS_API void* local_alloc(std::size_t nbytes, std::size_t alignment,
+                           std::source_location where = std::source_location::current());
 
 /// local_alloc as UPC's upc_alloc returns it: a `shared void *` with affinity to the calling
 /// thread (phase 0), which converts implicitly to any pointer-to-shared with a compile-time

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <jemalloc/jemalloc.h>
 
+#include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <limits>
@@ -255,6 +256,14 @@ void all_free(shared_alloc a, std::source_location where) {
 }
 
 void* local_alloc(std::size_t nbytes, std::source_location where) {
+  return local_alloc(nbytes, 0, where);
+}
+
+void* local_alloc(std::size_t nbytes, std::size_t alignment, std::source_location where) {
+  if (alignment != 0 && !std::has_single_bit(alignment)) {
+    detail::misuse(fmt::format("pgas::local_alloc: alignment {} is not a power of two", alignment),
+                   where);
+  }
   detail::space& s = space_or_misuse(where, "pgas::local_alloc");
   const int me = mythread();
   detail::segment_account& acc = s.account(me);
@@ -267,7 +276,7 @@ void* local_alloc(std::size_t nbytes, std::source_location where) {
   }
   const byte_counters& c = my_counters();
   const std::uint64_t before = *c.allocated;
-  void* p = detail::arena_local_alloc(me, nbytes);
+  void* p = detail::arena_local_alloc(me, nbytes, alignment);
   if (p == nullptr) {
     throw bad_shared_alloc(me, nbytes, s.local_size() - acc.local_top.load(),
                            "the local region of the thread's segment is full");

@@ -1,10 +1,11 @@
 // Tests alloc/arenas.cpp through pgas::local_alloc / pgas::free / pgas::private_alloc: blocks
-// land in the caller's segment, freed memory is reused, frees from other threads, sizes from
-// 0 B to 8 MiB, contents under concurrent use, private memory bound to its node, and arenas
-// given back to jemalloc at job end.
+// land in the caller's segment, at the alignment asked for, freed memory is reused, frees from
+// other threads, sizes from 0 B to 8 MiB, contents under concurrent use, private memory bound to
+// its node, and arenas given back to jemalloc at job end.
 #include <jemalloc/jemalloc.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include <pgas/alloc.hpp>
+#include <pgas/error.hpp>
 #include <pgas/runtime.hpp>
 #include <pgas/sync.hpp>
 
@@ -85,6 +87,44 @@ TEST_CASE("local blocks lie in the caller's local region, aligned", "[arenas]") 
       pgas::free(p);
   });
   CHECK(bad == 0);
+}
+
+TEST_CASE("aligned local blocks start on the boundary asked for, accounted and freed", "[arenas]") {
+  const int bad = run_counting(2, [](std::atomic<int>& bad) {
+    const int me = pgas::mythread();
+    const std::size_t before = pgas::memory_usage_of(me).allocated;
+    const std::size_t alignments[] = {0, 1, 8, 32, 64, 4096, 65536, std::size_t{2} << 20};
+    std::vector<void*> live;
+    for (std::size_t a : alignments) {
+      for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{100}, std::size_t{5000},
+                            std::size_t{3} << 20}) {
+        void* p = pgas::local_alloc(n, a);
+        const std::size_t want = std::max(a, alignof(std::max_align_t));
+        if (p == nullptr || pgas::owner_of(p) != me || !in_local_region(p, me)) bad++;
+        if (reinterpret_cast<std::uintptr_t>(p) % want != 0) bad++;
+        if (pgas::detail::arena_usable_size(p) < n) bad++;
+        std::memset(p, 0x5A, n);
+        live.push_back(p);
+      }
+    }
+    if (pgas::memory_usage_of(me).allocated < before + 8 * (5101 + (std::size_t{3} << 20))) bad++;
+    for (void* p : live)
+      pgas::free(p);
+    if (pgas::memory_usage_of(me).allocated != before) bad++;
+  });
+  CHECK(bad == 0);
+}
+
+TEST_CASE("an alignment that is not a power of two is misuse named at the call", "[arenas]") {
+  const int line = __LINE__ + 2;
+  try {
+    (void)pgas::local_alloc(64, 48);
+    FAIL("no error");
+  } catch (const pgas::usage_error& e) {
+    CHECK_THAT(e.what(),
+               Catch::Matchers::Contains("pgas::local_alloc: alignment 48 is not a power of two"));
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("arenas_test.cpp:" + std::to_string(line)));
+  }
 }
 
 TEST_CASE("zero-byte local allocations are unique and freeable", "[arenas]") {

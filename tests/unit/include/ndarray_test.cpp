@@ -1,8 +1,8 @@
 // Tests pgas::ndarray (pgas/ndarray.hpp) in jobs of 1 to 3 threads: creation in the calling
 // thread's segment, value-initialised, in each layout (row-major, padded, column-major, over a
-// strided domain); indexing by point, by integers, through base(), memory_strides() and
-// view() against the layout's formula; copies as references and the storage freed with the
-// last one, even when references are dropped by several threads at once; conversions
+// strided domain) and at the alignments asked for; indexing by point, by integers, through base(),
+// memory_strides() and view() against the layout's formula; copies as references and the storage
+// freed with the last one, even when references are dropped by several threads at once; conversions
 // (const, locality, layouts); a global view of another thread's piece read and written
 // directly; and misuse (creation outside a job, as_local of another thread's piece, layouts a
 // view does not have, bad view arguments) named at the caller's line.
@@ -79,6 +79,30 @@ void creation_cases(failures& f) {
   pgas::ndarray<double, 3> Q(d, point<3>(0, 1, 2));
   EXPECT(f, Q.memory_strides() == point<3>(45, 9, 1), "per-dimension padding");
   check_addresses(f, Q);
+  // Alignment: the first element on the boundary asked for, with or without padding.
+  for (const std::size_t a :
+       {std::size_t{0}, std::size_t{16}, std::size_t{4096}, std::size_t{2} << 20}) {
+    const auto on = [&](const void* p) {
+      return reinterpret_cast<std::uintptr_t>(p) % std::max<std::size_t>(a, 64) == 0;
+    };
+    pgas::ndarray<double, 3> G(d, pgas::alignment{a});
+    pgas::ndarray<double, 3> H(d, pgas::padding{2}, pgas::alignment{a});
+    pgas::ndarray<double, 3> K(d, point<3>(1, 0, 1), pgas::alignment{a});
+    pgas::ndarray<double, 3> M(d, pgas::column_major{}, pgas::alignment{a});
+    EXPECT(f, on(G.base()) && on(H.base()) && on(K.base()) && on(M.base()),
+           "alignment " << a << ": " << G.base() << " " << H.base() << " " << K.base() << " "
+                        << M.base());
+    EXPECT(f, pgas::owner_of(G.base()) == me && G.memory_strides() == point<3>(28, 7, 1),
+           "aligned owner and strides");
+    EXPECT(f, H.memory_strides() == point<3>(36, 9, 1) && M.is_column_major(), "aligned layouts");
+    for (pgas::ndarray<double, 3>* X : {&G, &H, &K, &M}) {
+      bool zeros = true;
+      pgas::foreach(d, [&](const point<3>& p) { zeros = zeros && (*X)[p] == 0.0; });
+      EXPECT(f, zeros, "aligned " << a << " not value-initialised");
+      pgas::foreach(d, [&](const point<3>& p) { (*X)[p] = code(p, me); });
+      check_addresses(f, *X);
+    }
+  }
   // Column-major, by tag or by layout.
   pgas::ndarray<double, 3> C(d, pgas::column_major{});
   EXPECT(f, C.memory_strides() == point<3>(1, 5, 20) && C.is_column_major() && !C.is_simple(),
@@ -120,6 +144,12 @@ void reference_cases(failures& f) {
     inner(10, 11) = 1;
     pgas::ndarray<int, 2> moved = std::move(inner);
     EXPECT(f, inner.is_null() && moved(10, 11) == 1, "moved");
+    // An aligned array's elements come first in its allocation: its last view frees it all.
+    pgas::ndarray<int, 2> aligned(rectdomain<2>({0, 0}, {300, 300}), pgas::alignment{1 << 16});
+    auto corner = aligned.constrict(rectdomain<2>({290, 290}, {300, 300}));
+    aligned = pgas::ndarray<int, 2>();
+    corner(299, 299) = 4;
+    EXPECT(f, corner(299, 299) == 4 && corner(290, 290) == 0, "aligned view kept alive");
   }
   EXPECT(f, pgas::memory_usage_of(pgas::mythread()).allocated == before,
          "not freed: " << pgas::memory_usage_of(pgas::mythread()).allocated << " vs " << before);
@@ -317,6 +347,8 @@ constexpr misuse_child_case child_cases[] = {
     NDARRAY_MISUSE("inject_zero", a.inject(point<2>(2, 0))),
     NDARRAY_MISUSE("project_not_dividing", a.project(point<2>(1, 2))),
     NDARRAY_MISUSE("shrink_direction", a.shrink(1, 3)),
+    NDARRAY_MISUSE("alignment_not_power",
+                   pgas::ndarray<int, 2>(rectdomain<2>({0, 0}, {2, 2}), pgas::alignment{48})),
     NDARRAY_MISUSE("negative_padding",
                    pgas::ndarray<int, 2>(rectdomain<2>({0, 0}, {2, 2}), pgas::padding{-1})),
     // Extents whose product wraps to 0 in 64 bits, and padding that overflows alone.
@@ -353,7 +385,8 @@ TEST_CASE("ndarray misuse ends the job naming the thread and the line") {
   check_misuse("project_not_dividing",
                "pgas::ndarray::project: (1, 2) does not divide every point");
   check_misuse("shrink_direction", "pgas::ndarray::shrink: direction 3 is out of");
-  check_misuse("negative_padding", "pgas::ndarray: negative padding (0, -1)");
+  check_misuse("alignment_not_power", "pgas::ndarray: alignment 48 is not a power of two");
+  check_misuse("negative_padding", "pgas::ndarray: negative padding -1 (pgas::padding)");
   check_misuse("too_large",
                "pgas::ndarray: the domain (with its padding) has more elements than memory can "
                "address (the array's domain is [(0, 0):(4294967296, 4294967296):(1, 1)])");

@@ -114,10 +114,10 @@ struct padding {
 };
 
 /// Alignment of a new array's first element: `bytes`, a power of two (0, the default, and
-/// anything below 64 give 64, a cache line). Without it a large array starts at whatever cache
-/// line the thread's allocator picks. 2 MiB (a transparent huge page) is what the OpenMP
-/// variants of the bundled kernels get from their allocator, and what NAS FT's transforms
-/// along its slowest dimension ran 3-5 % faster with. Not a power of two is misuse.
+/// anything below max(64, alignof(T)) give that: a cache line). Without it a large array
+/// starts at whatever cache line the thread's allocator picks. 2 MiB (a transparent huge page)
+/// is what the OpenMP variants of the bundled kernels get from their allocator; NAS FT's
+/// slabs on it ran about 3 % faster. Not a power of two is misuse.
 struct alignment {
   std::size_t bytes = 0;
 };
@@ -195,9 +195,9 @@ struct nd_located_point {
 struct nd_share_t {};
 inline constexpr nd_share_t nd_share{};
 
-// The reference count of an ndarray's elements, and the allocation holding both (what
-// pgas::free takes): the count first and then the elements, or, when they ask for more than
-// a cache line's alignment, the elements first (at the allocation's start) and then the count.
+// The reference count of an ndarray's elements, at the head of their allocation (`block` is
+// this count itself), or, when the elements ask for more than a cache line's alignment, in a
+// block of its own (`block` is then the elements' allocation, freed with it).
 struct nd_storage {
   std::atomic<std::size_t> refs{1};
   void* block = nullptr;
@@ -267,11 +267,6 @@ class ndarray {
   ndarray(const rectdomain<N>& d, padding p, alignment a = {},
           std::source_location where = std::source_location::current()) {
     const bool col = std::is_same_v<Layout, column_major>;
-    if (p.elements < 0) {
-      detail::nd_view_error(
-          "pgas::ndarray: negative padding " + std::to_string(p.elements) + " (pgas::padding)", d,
-          where);
-    }
     create(d, point<N>::direction(col ? 1 : N, p.elements), col, a, where);
   }
   /// As above, with pad[d] extra elements after dimension d: the memory
@@ -660,20 +655,24 @@ class ndarray {
 
   void create(const rectdomain<N>& d, const point<N>& pad, bool col, alignment a,
               const std::source_location& where) {
-    if (!in_job()) {
-      detail::misuse(
-          "pgas::ndarray created outside a job (its elements live in the calling thread's "
-          "part of the shared space)",
-          where);
-    }
+    // The arguments first, then the job (as pgas::local_alloc).
     for (int k = 0; k < N; ++k) {
       if (pad[k] < 0) {
-        detail::nd_view_error("pgas::ndarray: negative padding " + to_string(pad), d, where);
+        detail::nd_view_error("pgas::ndarray: negative padding " + std::to_string(pad[k]) +
+                                  " after dimension " + std::to_string(k) + " (padding " +
+                                  to_string(pad) + ")",
+                              d, where);
       }
     }
     if (a.bytes != 0 && !std::has_single_bit(a.bytes)) {
       detail::nd_view_error(
           "pgas::ndarray: alignment " + std::to_string(a.bytes) + " is not a power of two", d,
+          where);
+    }
+    if (!in_job()) {
+      detail::misuse(
+          "pgas::ndarray created outside a job (its elements live in the calling thread's "
+          "part of the shared space)",
           where);
     }
     dom_ = d;
@@ -702,11 +701,15 @@ class ndarray {
       const auto at = reinterpret_cast<std::uintptr_t>(raw) + sizeof(detail::nd_storage);
       data = reinterpret_cast<value_t*>((at + line - 1) / line * line);
     } else {
-      // The elements at the aligned start, then the count: no page before them is touched.
-      constexpr std::size_t c = alignof(detail::nd_storage);
-      const std::size_t count_at = (total * sizeof(T) + c - 1) / c * c;
-      raw = local_alloc(count_at + sizeof(detail::nd_storage), a.bytes, where);
-      store_ = ::new (static_cast<char*>(raw) + count_at) detail::nd_storage();
+      // The elements alone in an aligned block (a 4 MiB array stays in jemalloc's 4 MiB class,
+      // and no page before or after it is touched), the count in a small block of its own.
+      raw = local_alloc(total * sizeof(T), a.bytes, where);
+      try {
+        store_ = ::new (local_alloc(sizeof(detail::nd_storage), where)) detail::nd_storage();
+      } catch (...) {
+        pgas::free(raw);
+        throw;
+      }
       data = static_cast<value_t*>(raw);
     }
     store_->block = raw;
@@ -724,7 +727,8 @@ class ndarray {
   void release() noexcept {
     if (store_ != nullptr && in_job() &&
         store_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      pgas::free(store_->block);
+      if (store_->block != store_) pgas::free(store_->block);
+      pgas::free(static_cast<void*>(store_));
     }
     store_ = nullptr;
   }

@@ -10,7 +10,9 @@
 #include <pgas/ndarray.hpp>
 #include <pgas/pgas.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -80,8 +82,12 @@ void creation_cases(failures& f) {
   EXPECT(f, Q.memory_strides() == point<3>(45, 9, 1), "per-dimension padding");
   check_addresses(f, Q);
   // Alignment: the first element on the boundary asked for, with or without padding.
-  for (const std::size_t a :
-       {std::size_t{0}, std::size_t{16}, std::size_t{4096}, std::size_t{2} << 20}) {
+  for (const std::size_t a : {std::size_t{0}, std::size_t{16}, std::size_t{128}, std::size_t{4096},
+                              std::size_t{2} << 20}) {
+    // Elements are value-initialised on reused memory too: dirty a block of the same size.
+    void* dirty = pgas::local_alloc(5 * 4 * 7 * sizeof(double), std::max<std::size_t>(a, 64));
+    std::memset(dirty, 0xFF, 5 * 4 * 7 * sizeof(double));
+    pgas::free(dirty);
     const auto on = [&](const void* p) {
       return reinterpret_cast<std::uintptr_t>(p) % std::max<std::size_t>(a, 64) == 0;
     };
@@ -122,8 +128,10 @@ void creation_cases(failures& f) {
   pgas::foreach(sd, [&](const point<3>& p) { S[p] = code(p); });
   check_addresses(f, S);
   EXPECT(f, S(7, 4, 5) == code(point<3>(7, 4, 5)) && &S(7, 4, 5) == S.base() + 26, "last");
-  // An empty domain and the null array: no storage.
+  // An empty domain and the null array: no storage (whatever the alignment asked for).
   pgas::ndarray<double, 3> E(rectdomain<3>({0, 0, 0}, {4, 0, 4}));
+  const pgas::ndarray<double, 3> EA(E.domain(), pgas::alignment{4096});
+  EXPECT(f, EA.is_null() && EA.empty(), "empty aligned");
   pgas::ndarray<double, 3> N;
   EXPECT(f, E.is_null() && E.empty() && E.size() == 0 && N.is_null() && N.owner() == -1, "empty");
   EXPECT(f, E.is_simple() && N.view().size() == 0, "an empty view has every layout");
@@ -160,7 +168,9 @@ void reference_cases(failures& f) {
 void shared_reference_cases(failures& f, std::vector<pgas::ndarray<long, 1>>& dir) {
   const int me = pgas::mythread(), n = pgas::threads();
   const std::size_t before = pgas::memory_usage_of(me).allocated;
-  dir[static_cast<std::size_t>(me)] = pgas::ndarray<long, 1>(rectdomain<1>({0}, {1000}));
+  // Odd threads' pieces are aligned: their elements and count are two blocks, freed together.
+  dir[static_cast<std::size_t>(me)] = pgas::ndarray<long, 1>(
+      rectdomain<1>({0}, {1000}), pgas::alignment{me % 2 == 1 ? std::size_t{4096} : 0});
   pgas::barrier();
   std::vector<pgas::ndarray<long, 1>> held;
   for (int r = 0; r < 2000; ++r) {
@@ -386,7 +396,8 @@ TEST_CASE("ndarray misuse ends the job naming the thread and the line") {
                "pgas::ndarray::project: (1, 2) does not divide every point");
   check_misuse("shrink_direction", "pgas::ndarray::shrink: direction 3 is out of");
   check_misuse("alignment_not_power", "pgas::ndarray: alignment 48 is not a power of two");
-  check_misuse("negative_padding", "pgas::ndarray: negative padding -1 (pgas::padding)");
+  check_misuse("negative_padding",
+               "pgas::ndarray: negative padding -1 after dimension 1 (padding (0, -1))");
   check_misuse("too_large",
                "pgas::ndarray: the domain (with its padding) has more elements than memory can "
                "address (the array's domain is [(0, 0):(4294967296, 4294967296):(1, 1)])");

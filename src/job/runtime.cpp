@@ -192,6 +192,15 @@ int run(const run_options& options, int argc, char** argv, body_function body) {
   j->wait.spin = settings.spin       ? *settings.spin
                  : j->oversubscribed ? 0
                                      : detail::pauses_in(detail::adaptive_spin_ns);
+  if (!settings.verbose_dump.empty() && !settings.spin) {
+    // The dump above shows "adaptive"; say what it came to.
+    detail::os_write_stderr(
+        j->oversubscribed
+            ? std::string("pgas: PGAS_SPIN=adaptive: 0 pauses (more threads than processing "
+                          "units: waiting threads yield)\n")
+            : fmt::format("pgas: PGAS_SPIN=adaptive: {} pauses (about {} ms on this core)\n",
+                          j->wait.spin, detail::adaptive_spin_ns / 1'000'000));
+  }
   if (j->oversubscribed) {
     // A waiter's pauses only delay the threads that share its PU; a yield runs one of them
     // (or returns at once when none is runnable, keeping the PU awake for a quick release),

@@ -1203,6 +1203,10 @@ TEST_CASE("pgasrun exports each option it is given under the option's variable",
         "pgas: PGAS_TABLES=auto (default)\n"}) {
     CHECK(contains(r.err, line));
   }
+  // What the adaptive spin came to (none when the machine has fewer PUs than threads).
+  CHECK(contains(r.err, "pgas: PGAS_SPIN=adaptive: "));
+  CHECK((contains(r.err, " pauses (about 1 ms on this core)\n") ||
+         contains(r.err, "0 pauses (more threads than processing units")));
 }
 
 TEST_CASE("pgasrun leaves variables whose option is absent as inherited", "[pgasrun]") {

@@ -167,10 +167,15 @@ void* space_local_carve(int thread, std::size_t size, std::size_t alignment) noe
   space* s = space_current();
   segment_account& a = s->account(thread);
   std::lock_guard g(local_mutexes[static_cast<std::size_t>(thread)]);
-  const std::size_t start =
-      round_up(a.local_top.load(std::memory_order_relaxed), std::max<std::size_t>(alignment, 1));
-  if (start + size > s->local_size() || start + size < start) return nullptr;
   char* region = s->segment(thread) + s->symmetric_size();
+  // Aligned as an address, not as an offset in the region: the region itself is aligned only
+  // to its size, below what jemalloc may ask for (an aligned local_alloc).
+  const auto base = reinterpret_cast<std::uintptr_t>(region);
+  const std::uintptr_t top = base + a.local_top.load(std::memory_order_relaxed);
+  const std::uintptr_t mask = std::max<std::size_t>(alignment, 1) - 1;
+  if (top + mask < top) return nullptr;
+  const std::size_t start = ((top + mask) & ~mask) - base;
+  if (start + size > s->local_size() || start + size < start) return nullptr;
   std::atomic<std::size_t>& local_committed = s->local_committed[static_cast<std::size_t>(thread)];
   const std::size_t committed = local_committed.load(std::memory_order_relaxed);
   if (start + size > committed) {

@@ -279,7 +279,11 @@ void* local_alloc(std::size_t nbytes, std::size_t alignment, std::source_locatio
   void* p = detail::arena_local_alloc(me, nbytes, alignment);
   if (p == nullptr) {
     throw bad_shared_alloc(me, nbytes, s.local_size() - acc.local_top.load(),
-                           "the local region of the thread's segment is full");
+                           alignment > alignof(std::max_align_t)
+                               ? fmt::format("no free block aligned to {} bytes fits in the "
+                                             "local region of the thread's segment",
+                                             alignment)
+                               : std::string("the local region of the thread's segment is full"));
   }
   // Owner-only counter: a relaxed load and store, no locked instruction.
   std::size_t size = static_cast<std::size_t>(*c.allocated - before);

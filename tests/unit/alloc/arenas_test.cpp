@@ -12,6 +12,7 @@
 #include <cstring>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 #include <pgas/alloc.hpp>
@@ -113,6 +114,26 @@ TEST_CASE("aligned local blocks start on the boundary asked for, accounted and f
     if (pgas::memory_usage_of(me).allocated != before) bad++;
   });
   CHECK(bad == 0);
+}
+
+TEST_CASE("an alignment beyond what the local region holds throws, never misaligns", "[arenas]") {
+  // First in a fresh job: the arena carves its first extent for this very request.
+  for (const int lg : {36, 40, 47, 62, 63}) {
+    const int bad = run_counting(1, [lg](std::atomic<int>& bad) {
+      const std::size_t a = std::size_t{1} << lg;
+      try {
+        void* p = pgas::local_alloc(100, a);
+        if (reinterpret_cast<std::uintptr_t>(p) % a != 0) bad++;
+        pgas::free(p);
+      } catch (const pgas::bad_shared_alloc& e) {
+        if (std::string(e.what()).find("aligned to " + std::to_string(a)) == std::string::npos) {
+          bad++;
+        }
+      }
+    });
+    INFO("alignment 2^" << lg);
+    CHECK(bad == 0);
+  }
 }
 
 TEST_CASE("an alignment that is not a power of two is misuse named at the call", "[arenas]") {

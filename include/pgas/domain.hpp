@@ -16,8 +16,11 @@
 // most N (2 + that count) pieces.
 //
 // Representation. rects() lists disjoint, non-empty rectdomains, sorted by lower bound in
-// row-major order, with neighbours that form one rectangle merged. Two domains holding the same
-// points may still list different rectangles: == compares the point sets, never the lists.
+// row-major order, with two rectangles merged where one continues the other's lattice along
+// one dimension (same stride, the next lattice point on). Rectangles that interleave stay
+// apart: the even rows and the odd rows are two rectangles of stride 2, not one of stride 1,
+// and a loop over rects() runs one strided loop for each. Two domains holding the same points
+// may still list different rectangles: == compares the point sets, never the lists.
 // All empty domains are equal.
 //
 // Cost. size() and contains() walk the rectangles (O(R)); union, intersection and difference

@@ -160,14 +160,6 @@ bool nd_copy_describe(const Dst& dst, const Src& src, nd_copy_figures<N>& f) {
   return true;
 }
 
-// What exchange() gathers: the address of each thread's published array (the name of the
-// type makes threads that exchange different kinds of array disagree, which the collective
-// reports).
-template <class T, int N>
-struct nd_published {
-  const ndarray<T, N, global>* array;
-};
-
 }  // namespace detail
 
 /// Copies the elements of dst.domain() * src.domain() from src to dst (see the top of this
@@ -215,20 +207,25 @@ template <class Dst, class Src>
 /// Collective: every thread calls it with the same T and N; the call contains two barriers (the
 /// publishing and the one after which every thread has taken its references), so what any
 /// thread wrote into its piece before the call is visible to every thread after it. Misuse:
-/// threads exchanging different kinds of array (the collective's agreement names each call),
-/// a call outside a job. Thread safety: each call acts for the calling thread.
+/// threads exchanging different kinds of array (a collective mismatch at the call's line,
+/// which names each thread's array type: "pgas::allgather(type=pgas::ndarray<float, 2,
+/// pgas::global, pgas::strided> const* …)", the allgather inside), a call outside a job. Thread
+/// safety: each call acts for the calling thread.
 template <class T, int N, class L, class Y>
 std::vector<ndarray<T, N, global>> exchange(
     const ndarray<T, N, L, Y>& mine, std::source_location where = std::source_location::current()) {
   if (!in_job()) [[unlikely]]
     detail::nd_copy_outside_job("pgas::exchange", where);
   const ndarray<T, N, global> published(mine);
-  std::vector<detail::nd_published<T, N>> all(static_cast<std::size_t>(threads()));
-  allgather(detail::nd_published<T, N>{&published}, std::span(all), where);
+  // What travels is each published array's address, whose type (named in a mismatch report)
+  // makes threads that exchange different kinds of array disagree.
+  using address = const ndarray<T, N, global>*;
+  std::vector<address> all(static_cast<std::size_t>(threads()));
+  allgather(address{&published}, std::span(all), where);
   std::vector<ndarray<T, N, global>> dir;
   dir.reserve(all.size());
-  for (const detail::nd_published<T, N>& p : all)
-    dir.push_back(*p.array);
+  for (const address p : all)
+    dir.push_back(*p);
   barrier(where);  // `published` lives until every thread has its reference
   return dir;
 }
@@ -247,6 +244,14 @@ enum class ghost_sync {
 };
 
 namespace detail {
+
+/// fill_ghosts' barriers (src/objects/ndarray_copy.cpp): a barrier of a kind of its own, so
+/// that a thread at pgas::barrier() or at any other collective meets it as a mismatch, on
+/// which every thread agrees on `id` (nd_directory_id); a report names each thread's call
+/// "pgas::fill_ghosts(directory 0x…, width w or owned pieces, pgas::ghost_sync::…)". Otherwise
+/// as pgas::barrier(): a full fence, the software caches written back, a traced job's count.
+PGAS_API void nd_ghost_barrier(std::int32_t id, nd_index form, ghost_sync sync,
+                               const std::source_location& where);
 
 // The id of fill_ghosts' entry barrier: a hash of the directory (each piece's elements and
 // view), the form (`form`: -1 for owned views, else the width) and the ghost_sync mode, the
@@ -274,10 +279,10 @@ int nd_directory_id(std::span<const A> dir, nd_index form, ghost_sync sync) noex
   return static_cast<int>(static_cast<std::uint32_t>(h ^ (h >> 32)));
 }
 
-// fill_ghosts' body: piece(t) is thread t's owned view; `id` the entry barrier's.
+// fill_ghosts' body: piece(t) is thread t's owned view; `form` and `id` as nd_directory_id.
 template <class Mine, class Piece>
 void nd_fill_ghosts(const Mine& mine, std::size_t pieces, const Piece& piece, ghost_sync sync,
-                    int id, const std::source_location& where) {
+                    nd_index form, int id, const std::source_location& where) {
   if (!in_job()) [[unlikely]]
     nd_copy_outside_job("pgas::fill_ghosts", where);
   if (pieces != static_cast<std::size_t>(threads())) [[unlikely]] {
@@ -293,7 +298,7 @@ void nd_fill_ghosts(const Mine& mine, std::size_t pieces, const Piece& piece, gh
            where);
   }
   const auto own = piece(me).domain();
-  barrier(id, where);
+  nd_ghost_barrier(id, form, sync, where);
   for (std::size_t t = 0; t < pieces; ++t) {
     if (t == me) continue;
     const auto& other = piece(t);
@@ -309,7 +314,7 @@ void nd_fill_ghosts(const Mine& mine, std::size_t pieces, const Piece& piece, gh
     }
     pgas::copy(mine, other, where);
   }
-  if (sync == ghost_sync::entry_and_exit) barrier(where);
+  if (sync == ghost_sync::entry_and_exit) nd_ghost_barrier(id, form, sync, where);
 }
 
 }  // namespace detail
@@ -328,15 +333,16 @@ void nd_fill_ghosts(const Mine& mine, std::size_t pieces, const Piece& piece, gh
 /// pieces, or whole pieces with their ghosts given to this form: each thread checks its own
 /// piece against the others, so every overlap is reported by some thread); threads that pass
 /// different directories (other arrays, or other views of them) or different ghost_sync
-/// modes: the entry barrier is a named one, pgas::barrier(id), whose id is a hash of the
-/// directory and the mode, so the job ends with a barrier mismatch naming each thread's id and
-/// call; a call outside a job; and the barriers' own (a thread that does not call it).
+/// modes: the threads agree at the entry barrier on a hash of the directory and the mode, so
+/// the job ends with a collective mismatch naming each thread's call, its directory's hash
+/// and its mode; a thread that does not call it while the others do (its barrier or other
+/// collective meets fill_ghosts' barrier: a mismatch too); a call outside a job.
 template <class T, int N, class L, class Y, class T2, class L2, class Y2>
 void fill_ghosts(const ndarray<T, N, L, Y>& mine, std::span<const ndarray<T2, N, L2, Y2>> owned,
                  ghost_sync sync = ghost_sync::entry_and_exit,
                  std::source_location where = std::source_location::current()) {
   detail::nd_fill_ghosts(
-      mine, owned.size(), [&](std::size_t t) -> const auto& { return owned[t]; }, sync,
+      mine, owned.size(), [&](std::size_t t) -> const auto& { return owned[t]; }, sync, -1,
       detail::nd_directory_id(owned, -1, sync), where);
 }
 template <class T, int N, class L, class Y, class T2, class L2, class Y2>
@@ -362,7 +368,7 @@ void fill_ghosts(const ndarray<T, N, L, Y>& mine, std::span<const ndarray<T2, N,
                    where);
   detail::nd_fill_ghosts(
       mine, pieces.size(), [&](std::size_t t) { return pieces[t].shrink(width, where); }, sync,
-      detail::nd_directory_id(pieces, width, sync), where);
+      width, detail::nd_directory_id(pieces, width, sync), where);
 }
 template <class T, int N, class L, class Y, class T2, class L2, class Y2>
 void fill_ghosts(const ndarray<T, N, L, Y>& mine, const std::vector<ndarray<T2, N, L2, Y2>>& pieces,

@@ -585,6 +585,15 @@ void full_barrier(bool has_id, int id, const std::source_location& where) {
 
 }  // namespace
 
+void detail::library_barrier(const detail::barrier_op& op) {
+  detail::job& j = detail::job_or_misuse(op.where, op.name);
+  before_arrival(op.where);
+  const std::uint64_t started = detail::trace_on ? detail::trace_wait_start() : 0;
+  detail::barrier_arrive(j, op);
+  detail::barrier_complete(j);
+  if (started != 0) detail::trace_wait_end(detail::trace_kind::barrier, started, op.where);
+}
+
 void barrier(std::source_location where) {
   full_barrier(false, 0, where);
 }

@@ -32,7 +32,8 @@ enum class op_kind : std::uint8_t {
   upc_collective,  // the ALLSYNC barriers of pgas/upc_collectives.hpp
   atomicdomain_alloc,
   atomicdomain_free,
-  static_objects  // the end of the bodies, before static shared objects are freed
+  static_objects,  // the end of the bodies, before static shared objects are freed
+  fill_ghosts      // pgas::fill_ghosts' barriers (src/objects/ndarray_copy.cpp)
 };
 
 struct barrier_op {
@@ -123,6 +124,12 @@ void barrier_arrive(job& j, const barrier_op& op);
 
 /// Waits for the phase this thread arrived at to complete (UPC wait).
 void barrier_complete(job& j);
+
+/// A library collective's barrier that is no user barrier (op.kind is not op_kind::barrier,
+/// so a thread at pgas::barrier() meets it as a mismatch), with everything pgas::barrier()
+/// does around its arrival: the software caches written back, a traced job's count and wait.
+/// Misuse: a call outside a job, or between notify and wait (barrier_arrive's).
+void library_barrier(const barrier_op& op);
 
 /// barrier_arrive then barrier_complete, in one call, moving bytes of the arrival word's line
 /// (the small value collectives, src/job/value.cpp): the thread stores the 8 bytes `value` at

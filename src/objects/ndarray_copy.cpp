@@ -4,7 +4,8 @@
 // ordered outermost-largest, dimensions contiguous in both merged), then run as memcpy of runs
 // contiguous in both or a strided loop of the element's size; copies whose sides may overlap go
 // through a buffer. copy_nb hands large copies to the copy engines (src/objects/copy_engine.cpp)
-// as a task whose pieces are ranges of the walk. Entry points: nd_copy_run, nd_copy_start.
+// as a task whose pieces are ranges of the walk. Entry points: nd_copy_run, nd_copy_start; and
+// nd_ghost_barrier, fill_ghosts' barriers.
 
 #include <pgas/ndarray_copy.hpp>
 
@@ -16,10 +17,12 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <string>
 
 #include <pgas/detail/identity.hpp>
 #include <pgas/detail/trace_hook.hpp>
 
+#include "src/job/barrier.hpp"
 #include "src/job/job.hpp"
 #include "src/objects/copy_engine.hpp"
 
@@ -431,6 +434,17 @@ void nd_copy_run(const nd_copy_desc& c, const std::source_location& where) {
   if (trace_on) [[unlikely]]
     trace_copy(trace_kind::bulk, c, w, where);
   run_here(w);
+}
+
+void nd_ghost_barrier(std::int32_t id, nd_index form, ghost_sync sync,
+                      const std::source_location& where) {
+  // The report's text of the call; it stays valid while this thread waits (barrier_op).
+  thread_local std::string text;
+  text = fmt::format("directory {:#010x}, {}, pgas::ghost_sync::{}", static_cast<std::uint32_t>(id),
+                     form < 0 ? std::string("owned pieces") : fmt::format("width {}", form),
+                     sync == ghost_sync::entry ? "entry" : "entry_and_exit");
+  library_barrier(barrier_op{op_kind::fill_ghosts, "pgas::fill_ghosts", true, id, "directory",
+                             where, text.c_str()});
 }
 
 nb_handle nd_copy_start(const nd_copy_desc& c, const std::source_location& where) {

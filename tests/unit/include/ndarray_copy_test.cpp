@@ -620,6 +620,31 @@ void another_threads_piece() {
   pgas::fill_ghosts(pgas::mythread() == 1 ? dir[0] : g, owned);
 }
 
+// Thread 0 fills its ghosts while thread 1 passes a plain barrier: fill_ghosts' barrier is a
+// collective of its own, which no barrier matches (a named barrier would have matched it).
+void ghosts_beside_barrier(pgas::ghost_sync sync) {
+  const grid3 g = slab_with_ghosts();
+  const std::vector<grid3> owned = pgas::exchange(g.shrink(1, -1).shrink(1, 1));
+  misuse_announce(__LINE__ + 1);
+  pgas::mythread() == 0 ? pgas::fill_ghosts(g, owned, sync) : pgas::barrier();
+}
+void ghosts_beside_barrier_entry() {
+  ghosts_beside_barrier(pgas::ghost_sync::entry);
+}
+void ghosts_beside_barrier_exit() {
+  ghosts_beside_barrier(pgas::ghost_sync::entry_and_exit);
+}
+
+// The threads exchange pieces of different element types.
+void exchange_types() {
+  const nd_index me = pgas::mythread();
+  const rectdomain<2> d({me, 0}, {me + 1, 4});
+  const ndarray<double, 2> a(d);
+  const ndarray<float, 2> b(d);
+  misuse_announce(__LINE__ + 1);
+  me == 0 ? (void)pgas::exchange(a) : (void)pgas::exchange(b);
+}
+
 void negative_width() {
   const grid3 g = slab_with_ghosts();
   const std::vector<grid3> dir = pgas::exchange(g);
@@ -643,6 +668,9 @@ constexpr misuse_child_case child_cases[] = {
     {"swapped_grids", 2, swapped_grids},
     {"mixed_sync", 2, mixed_sync},
     {"another_threads_piece", 2, another_threads_piece},
+    {"ghosts_beside_barrier_entry", 2, ghosts_beside_barrier_entry},
+    {"ghosts_beside_barrier_exit", 2, ghosts_beside_barrier_exit},
+    {"exchange_types", 2, exchange_types},
 };
 
 void check_misuse(const std::string& name, const std::string& thread, const std::string& what) {
@@ -665,13 +693,31 @@ TEST_CASE("copy misuse ends the job naming the thread and the call's line") {
   check_misuse("dropped_handle", "of 2", "destroyed without pgas::sync()");
   check_misuse("whole_pieces_as_owned", "of 2",
                "pgas::fill_ghosts: the directory's piece ");  // either thread may report first
-  check_misuse("inconsistent_directory", "thread 1: pgas::barrier(",
-               "barrier mismatch: threads passed different barrier ids");
+  const std::string differ =
+      "collective mismatch: threads reached different barriers or collective operations, or "
+      "passed different values";
+  check_misuse("inconsistent_directory", "thread 1: pgas::fill_ghosts(directory 0x",
+               "owned pieces, pgas::ghost_sync::entry_and_exit) at ");
+  check_misuse("inconsistent_directory", "thread 0: pgas::fill_ghosts(directory 0x", differ);
   check_misuse("negative_width", "of 2", "pgas::fill_ghosts: the ghost width -1 is negative");
-  check_misuse("swapped_grids", "thread 1: pgas::barrier(",
-               "barrier mismatch: threads passed different barrier ids");
+  check_misuse("swapped_grids", "thread 1: pgas::fill_ghosts(directory 0x", differ);
   check_misuse("another_threads_piece", "thread 1 of 2",
                "pgas::fill_ghosts: `mine` is thread 0's piece; each thread passes its own");
-  check_misuse("mixed_sync", "thread 1: pgas::barrier(",
-               "barrier mismatch: threads passed different barrier ids");
+  check_misuse("mixed_sync", "thread 1: pgas::fill_ghosts(directory 0x",
+               "owned pieces, pgas::ghost_sync::entry) at ");
+  check_misuse("mixed_sync", "thread 0: pgas::fill_ghosts(directory 0x",
+               "owned pieces, pgas::ghost_sync::entry_and_exit) at ");
+}
+
+TEST_CASE("a thread that skips fill_ghosts or exchanges another type ends the job") {
+  const std::string differ =
+      "collective mismatch: threads reached different barriers or collective operations, or "
+      "passed different values";
+  for (const char* name : {"ghosts_beside_barrier_entry", "ghosts_beside_barrier_exit"}) {
+    check_misuse(name, "thread 0: pgas::fill_ghosts(directory 0x", differ);
+    check_misuse(name, "thread 1: pgas::barrier at ", "owned pieces, pgas::ghost_sync::");
+  }
+  check_misuse("exchange_types",
+               "thread 0: pgas::allgather(type=pgas::ndarray<double, 2, pgas::global, ",
+               "thread 1: pgas::allgather(type=pgas::ndarray<float, 2, pgas::global, ");
 }

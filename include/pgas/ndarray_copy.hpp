@@ -253,10 +253,10 @@ namespace detail {
 PGAS_API void nd_ghost_barrier(std::int32_t id, nd_index form, ghost_sync sync,
                                const std::source_location& where);
 
-// The id of fill_ghosts' entry barrier: a hash of the directory (each piece's elements and
-// view), the form (`form`: -1 for owned views, else the width) and the ghost_sync mode, the
-// same on every thread that passes the same ones. Threads that pass different directories
-// (a double-buffered sweep's two grids swapped on one thread) then meet as a barrier mismatch,
+// The id of fill_ghosts' barriers: a hash of the directory (each piece's elements and view),
+// the form (`form`: -1 for owned views, else the width) and the ghost_sync mode, the same on
+// every thread that passes the same ones. Threads that pass different directories (a
+// double-buffered sweep's two grids swapped on one thread) then meet as a collective mismatch,
 // which ends the job naming each thread's call, instead of filling ghosts from another grid.
 template <class A>
 int nd_directory_id(std::span<const A> dir, nd_index form, ghost_sync sync) noexcept {
@@ -357,7 +357,7 @@ void fill_ghosts(const ndarray<T, N, L, Y>& mine, const std::vector<ndarray<T2, 
 /// face, pieces[t].shrink(width). Pieces whose interiors tile the grid (every thread's grid
 /// its box accreted by `width`) are what this form is for; other partitions pass the owned
 /// views to the form above. Misuse: a negative width, and the form above's (the width is part
-/// of the entry barrier's id: threads must pass the same one).
+/// of what the threads agree on at the barriers: they must pass the same one).
 template <class T, int N, class L, class Y, class T2, class L2, class Y2>
 void fill_ghosts(const ndarray<T, N, L, Y>& mine, std::span<const ndarray<T2, N, L2, Y2>> pieces,
                  nd_index width, ghost_sync sync = ghost_sync::entry_and_exit,

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <climits>
 #include <cstring>
 #include <map>
@@ -585,7 +586,8 @@ void full_barrier(bool has_id, int id, const std::source_location& where) {
 
 }  // namespace
 
-void detail::library_barrier(const detail::barrier_op& op) {
+void detail::barrier_collective(const detail::barrier_op& op) {
+  assert(op.kind != detail::op_kind::barrier);
   detail::job& j = detail::job_or_misuse(op.where, op.name);
   before_arrival(op.where);
   const std::uint64_t started = detail::trace_on ? detail::trace_wait_start() : 0;

@@ -128,8 +128,9 @@ void barrier_complete(job& j);
 /// A library collective's barrier that is no user barrier (op.kind is not op_kind::barrier,
 /// so a thread at pgas::barrier() meets it as a mismatch), with everything pgas::barrier()
 /// does around its arrival: the software caches written back, a traced job's count and wait.
-/// Misuse: a call outside a job, or between notify and wait (barrier_arrive's).
-void library_barrier(const barrier_op& op);
+/// op.detail must stay readable for the rest of the job (a report may read it after the
+/// thread has left). Misuse: a call outside a job, or between notify and wait (barrier_arrive's).
+void barrier_collective(const barrier_op& op);
 
 /// barrier_arrive then barrier_complete, in one call, moving bytes of the arrival word's line
 /// (the small value collectives, src/job/value.cpp): the thread stores the 8 bytes `value` at

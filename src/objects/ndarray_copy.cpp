@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -438,13 +439,50 @@ void nd_copy_run(const nd_copy_desc& c, const std::source_location& where) {
 
 void nd_ghost_barrier(std::int32_t id, nd_index form, ghost_sync sync,
                       const std::source_location& where) {
-  // The report's text of the call; it stays valid while this thread waits (barrier_op).
-  thread_local std::string text;
-  text = fmt::format("directory {:#010x}, {}, pgas::ghost_sync::{}", static_cast<std::uint32_t>(id),
-                     form < 0 ? std::string("owned pieces") : fmt::format("width {}", form),
-                     sync == ghost_sync::entry ? "entry" : "entry_and_exit");
-  library_barrier(barrier_op{op_kind::fill_ghosts, "pgas::fill_ghosts", true, id, "directory",
-                             where, text.c_str()});
+  // The report's text of the call, in a buffer that is never freed (a reporter may read the
+  // last text a thread published after the thread has moved on), formatted again only when the
+  // arguments differ from this thread's previous call: a sweep's calls alternate between two.
+  struct call_text {
+    std::int32_t id = 0;
+    nd_index form = 0;
+    ghost_sync sync{};
+    bool valid = false;
+    bool last = false;  // the previous call's
+    char text[96] = {};
+  };
+  thread_local std::array<call_text, 2> recent;
+  std::size_t i = 0;
+  while (i < recent.size() && !(recent[i].valid && recent[i].id == id && recent[i].form == form &&
+                                recent[i].sync == sync))
+    ++i;
+  if (i == recent.size()) {
+    // The entry the previous call did not use (its text may still be read).
+    i = recent[0].last ? 1 : 0;
+    call_text& c = recent[i];
+    const char* mode = "entry_and_exit";
+    switch (sync) {
+      case ghost_sync::entry:
+        mode = "entry";
+        break;
+      case ghost_sync::entry_and_exit:
+        break;
+    }
+    const std::string shape =
+        form < 0 ? std::string("owned pieces") : fmt::format("width {}", form);
+    const auto end =
+        fmt::format_to_n(c.text, sizeof c.text - 1, "directory {:#010x}, {}, pgas::ghost_sync::{}",
+                         static_cast<std::uint32_t>(id), shape, mode);
+    *end.out = '\0';
+    c.id = id;
+    c.form = form;
+    c.sync = sync;
+    c.valid = true;
+  }
+  recent[i].last = true;
+  recent[1 - i].last = false;
+  const call_text& c = recent[i];
+  barrier_collective(
+      barrier_op{op_kind::fill_ghosts, "pgas::fill_ghosts", true, id, "directory", where, c.text});
 }
 
 nb_handle nd_copy_start(const nd_copy_desc& c, const std::source_location& where) {

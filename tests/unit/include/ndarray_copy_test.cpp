@@ -631,7 +631,7 @@ void ghosts_beside_barrier(pgas::ghost_sync sync) {
 void ghosts_beside_barrier_entry() {
   ghosts_beside_barrier(pgas::ghost_sync::entry);
 }
-void ghosts_beside_barrier_exit() {
+void ghosts_beside_barrier_entry_and_exit() {
   ghosts_beside_barrier(pgas::ghost_sync::entry_and_exit);
 }
 
@@ -669,9 +669,14 @@ constexpr misuse_child_case child_cases[] = {
     {"mixed_sync", 2, mixed_sync},
     {"another_threads_piece", 2, another_threads_piece},
     {"ghosts_beside_barrier_entry", 2, ghosts_beside_barrier_entry},
-    {"ghosts_beside_barrier_exit", 2, ghosts_beside_barrier_exit},
+    {"ghosts_beside_barrier_entry_and_exit", 2, ghosts_beside_barrier_entry_and_exit},
     {"exchange_types", 2, exchange_types},
 };
+
+// What a report of threads at different calls, or passing different arguments, starts with.
+const std::string differ =
+    "collective mismatch: threads reached different barriers or collective operations, or "
+    "passed different values";
 
 void check_misuse(const std::string& name, const std::string& thread, const std::string& what) {
   misuse_child_check("ndarray_copy_test", "ndarray_copy misuse child", "NDARRAY_COPY_TEST_CASE",
@@ -693,9 +698,6 @@ TEST_CASE("copy misuse ends the job naming the thread and the call's line") {
   check_misuse("dropped_handle", "of 2", "destroyed without pgas::sync()");
   check_misuse("whole_pieces_as_owned", "of 2",
                "pgas::fill_ghosts: the directory's piece ");  // either thread may report first
-  const std::string differ =
-      "collective mismatch: threads reached different barriers or collective operations, or "
-      "passed different values";
   check_misuse("inconsistent_directory", "thread 1: pgas::fill_ghosts(directory 0x",
                "owned pieces, pgas::ghost_sync::entry_and_exit) at ");
   check_misuse("inconsistent_directory", "thread 0: pgas::fill_ghosts(directory 0x", differ);
@@ -710,10 +712,7 @@ TEST_CASE("copy misuse ends the job naming the thread and the call's line") {
 }
 
 TEST_CASE("a thread that skips fill_ghosts or exchanges another type ends the job") {
-  const std::string differ =
-      "collective mismatch: threads reached different barriers or collective operations, or "
-      "passed different values";
-  for (const char* name : {"ghosts_beside_barrier_entry", "ghosts_beside_barrier_exit"}) {
+  for (const char* name : {"ghosts_beside_barrier_entry", "ghosts_beside_barrier_entry_and_exit"}) {
     check_misuse(name, "thread 0: pgas::fill_ghosts(directory 0x", differ);
     check_misuse(name, "thread 1: pgas::barrier at ", "owned pieces, pgas::ghost_sync::");
   }

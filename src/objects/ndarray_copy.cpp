@@ -447,40 +447,38 @@ void nd_ghost_barrier(std::int32_t id, nd_index form, ghost_sync sync,
     nd_index form = 0;
     ghost_sync sync{};
     bool valid = false;
-    bool last = false;  // the previous call's
     char text[96] = {};
   };
   thread_local std::array<call_text, 2> recent;
-  std::size_t i = 0;
-  while (i < recent.size() && !(recent[i].valid && recent[i].id == id && recent[i].form == form &&
-                                recent[i].sync == sync))
-    ++i;
-  if (i == recent.size()) {
-    // The entry the previous call did not use (its text may still be read).
-    i = recent[0].last ? 1 : 0;
-    call_text& c = recent[i];
-    const char* mode = "entry_and_exit";
-    switch (sync) {
-      case ghost_sync::entry:
-        mode = "entry";
-        break;
-      case ghost_sync::entry_and_exit:
-        break;
+  thread_local std::size_t used = 0;  // the entry of this thread's previous call
+  const auto same = [&](const call_text& e) {
+    return e.valid && e.id == id && e.form == form && e.sync == sync;
+  };
+  if (!same(recent[used])) {
+    used = 1 - used;  // the other entry: the previous call's text may still be read
+    call_text& e = recent[used];
+    if (!same(e)) {
+      const char* mode = "entry_and_exit";
+      switch (sync) {
+        case ghost_sync::entry:
+          mode = "entry";
+          break;
+        case ghost_sync::entry_and_exit:
+          break;
+      }
+      const std::string shape =
+          form < 0 ? std::string("owned pieces") : fmt::format("width {}", form);
+      const auto end = fmt::format_to_n(e.text, sizeof e.text - 1,
+                                        "directory {:#010x}, {}, pgas::ghost_sync::{}",
+                                        static_cast<std::uint32_t>(id), shape, mode);
+      *end.out = '\0';
+      e.id = id;
+      e.form = form;
+      e.sync = sync;
+      e.valid = true;
     }
-    const std::string shape =
-        form < 0 ? std::string("owned pieces") : fmt::format("width {}", form);
-    const auto end =
-        fmt::format_to_n(c.text, sizeof c.text - 1, "directory {:#010x}, {}, pgas::ghost_sync::{}",
-                         static_cast<std::uint32_t>(id), shape, mode);
-    *end.out = '\0';
-    c.id = id;
-    c.form = form;
-    c.sync = sync;
-    c.valid = true;
   }
-  recent[i].last = true;
-  recent[1 - i].last = false;
-  const call_text& c = recent[i];
+  const call_text& c = recent[used];
   barrier_collective(
       barrier_op{op_kind::fill_ghosts, "pgas::fill_ghosts", true, id, "directory", where, c.text});
 }

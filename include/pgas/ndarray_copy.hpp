@@ -66,7 +66,10 @@ namespace pgas {
 namespace detail {
 
 template <class A>
-struct nd_array_traits : std::false_type {};
+struct nd_array_traits : std::false_type {
+  using element = void;
+  static constexpr int rank = 0;
+};
 template <class T, int N, class L, class Y>
 struct nd_array_traits<ndarray<T, N, L, Y>> : std::true_type {
   using element = T;
@@ -100,21 +103,31 @@ PGAS_API void nd_copy_run(const nd_copy_desc& c, const std::source_location& whe
 [[noreturn, gnu::cold]] PGAS_API void nd_copy_outside_job(const char* call,
                                                           const std::source_location& where);
 
+// True when copy(Dst, Src) is well-formed; otherwise the one static_assert that names what is
+// wrong fails (each check after the first assumes two ndarrays), and the callers compile nothing
+// more, so that the message is the only error.
 template <class Dst, class Src>
-constexpr void nd_copy_check_types() {
-  static_assert(nd_array_traits<Dst>::value, "pgas::copy: the destination is not a pgas::ndarray");
-  static_assert(nd_array_traits<Src>::value, "pgas::copy: the source is not a pgas::ndarray");
-  using D = typename nd_array_traits<Dst>::element;
-  using S = typename nd_array_traits<Src>::element;
-  static_assert(nd_array_traits<Dst>::rank == nd_array_traits<Src>::rank,
+constexpr bool nd_copy_check_types() {
+  using DT = nd_array_traits<Dst>;
+  using ST = nd_array_traits<Src>;
+  using D = typename DT::element;
+  constexpr bool arrays = DT::value && ST::value;
+  constexpr bool ranks = !arrays || DT::rank == ST::rank;
+  constexpr bool elements =
+      !arrays || std::is_same_v<std::remove_cv_t<D>, std::remove_cv_t<typename ST::element>>;
+  constexpr bool writable = !arrays || !std::is_const_v<D>;
+  constexpr bool supported = !arrays || DT::rank <= nd_copy_max_rank;
+  static_assert(DT::value, "pgas::copy: the destination is not a pgas::ndarray");
+  static_assert(ST::value, "pgas::copy: the source is not a pgas::ndarray");
+  static_assert(ranks,
                 "pgas::copy: the destination and the source have different ranks (slice() the "
                 "one of higher rank to match)");
-  static_assert(std::is_same_v<std::remove_cv_t<D>, std::remove_cv_t<S>>,
+  static_assert(elements,
                 "pgas::copy: the destination's and the source's element types differ (copy "
                 "converts nothing: convert element by element with pgas::foreach)");
-  static_assert(!std::is_const_v<D>, "pgas::copy: the destination is a const view");
-  static_assert(nd_array_traits<Dst>::rank <= nd_copy_max_rank,
-                "pgas::copy: ranks above 32 are not supported");
+  static_assert(writable, "pgas::copy: the destination is a const view");
+  static_assert(supported, "pgas::copy: ranks above 32 are not supported");
+  return arrays && ranks && elements && writable && supported;
 }
 
 // The figures of copy(dst, src) over the intersection `in` (not empty) of their domains.
@@ -168,12 +181,13 @@ bool nd_copy_describe(const Dst& dst, const Src& src, nd_copy_figures<N>& f) {
 template <class Dst, class Src>
 void copy(const Dst& dst, const Src& src,
           std::source_location where = std::source_location::current()) {
-  detail::nd_copy_check_types<Dst, Src>();
-  if (!in_job()) [[unlikely]]
-    detail::nd_copy_outside_job("pgas::copy", where);
-  detail::nd_copy_figures<detail::nd_array_traits<Dst>::rank> f;
-  if (!detail::nd_copy_describe(dst, src, f)) return;
-  detail::nd_copy_run(f.desc, where);
+  if constexpr (detail::nd_copy_check_types<Dst, Src>()) {
+    if (!in_job()) [[unlikely]]
+      detail::nd_copy_outside_job("pgas::copy", where);
+    detail::nd_copy_figures<detail::nd_array_traits<Dst>::rank> f;
+    if (!detail::nd_copy_describe(dst, src, f)) return;
+    detail::nd_copy_run(f.desc, where);
+  }
 }
 
 /// The non-blocking form of copy(): the same elements, with pgas::nb_handle's rules
@@ -191,12 +205,15 @@ void copy(const Dst& dst, const Src& src,
 template <class Dst, class Src>
 [[nodiscard]] nb_handle copy_nb(const Dst& dst, const Src& src,
                                 std::source_location where = std::source_location::current()) {
-  detail::nd_copy_check_types<Dst, Src>();
-  if (!in_job()) [[unlikely]]
-    detail::nd_copy_outside_job("pgas::copy_nb", where);
-  detail::nd_copy_figures<detail::nd_array_traits<Dst>::rank> f;
-  if (!detail::nd_copy_describe(dst, src, f)) return complete_handle;
-  return detail::nd_copy_start(f.desc, where);
+  if constexpr (detail::nd_copy_check_types<Dst, Src>()) {
+    if (!in_job()) [[unlikely]]
+      detail::nd_copy_outside_job("pgas::copy_nb", where);
+    detail::nd_copy_figures<detail::nd_array_traits<Dst>::rank> f;
+    if (!detail::nd_copy_describe(dst, src, f)) return complete_handle;
+    return detail::nd_copy_start(f.desc, where);
+  } else {
+    return complete_handle;  // not reached: the check failed to compile
+  }
 }
 
 /// The directory of a distributed structure (Titanium's exchange): every thread passes its

@@ -6,3 +6,5 @@ void misuse(const pgas::ndarray<const double, 2>& dst, const pgas::ndarray<doubl
   pgas::nb_handle h = pgas::copy_nb(dst, src);
   pgas::sync(h);
 }
+
+// errors: 1

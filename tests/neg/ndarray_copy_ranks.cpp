@@ -5,3 +5,5 @@
 void misuse(const pgas::ndarray<double, 3>& dst, const pgas::ndarray<double, 2>& src) {
   pgas::copy(dst, src);
 }
+
+// errors: 1

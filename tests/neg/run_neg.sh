@@ -6,7 +6,9 @@
 # SOURCE's first line is `// expect: REGEX` (an extended regular expression the compiler's
 # diagnostics must match) or `// expect: compiles` (a positive control that must compile, so
 # that a broken harness cannot pass every case). The compiler runs as COMPILER ARGS... SOURCE
-# in the C locale (plain quotes in diagnostics) without colour. Exit status 0: as expected.
+# in the C locale (plain quotes in diagnostics) without colour. A line `// errors: N` anywhere
+# in SOURCE also requires exactly N lines of errors: the intended diagnostic and no confusing
+# others after it. Exit status 0: as expected.
 set -u
 if [ $# -lt 2 ]; then
   echo "usage: run_neg.sh SOURCE COMPILER [ARGS...]" >&2
@@ -37,6 +39,12 @@ if [ $status -eq 0 ]; then
   exit 1
 fi
 if printf '%s\n' "$out" | grep -Eq -- "$expect"; then
+  errors=$(sed -n 's|^// errors: \([0-9][0-9]*\)$|\1|p' "$src" | head -n 1)
+  got=$(printf '%s\n' "$out" | grep -c 'error:')
+  if [ -n "$errors" ] && [ "$got" -ne "$errors" ]; then
+    printf 'FAIL: rejected as expected, but with %s errors instead of %s:\n%s\n' "$got" "$errors" "$out"
+    exit 1
+  fi
   printf 'rejected as expected: /%s/\n' "$expect"
   exit 0
 fi

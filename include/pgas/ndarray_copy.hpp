@@ -103,9 +103,9 @@ PGAS_API void nd_copy_run(const nd_copy_desc& c, const std::source_location& whe
 [[noreturn, gnu::cold]] PGAS_API void nd_copy_outside_job(const char* call,
                                                           const std::source_location& where);
 
-// True when copy(Dst, Src) is well-formed; otherwise the one static_assert that names what is
-// wrong fails (each check after the first assumes two ndarrays), and the callers compile nothing
-// more, so that the message is the only error.
+// True when copy(Dst, Src) is well-formed; otherwise each static_assert whose check fails says so
+// (rank, element type, constness and the rank limit are checked between two ndarrays only), and
+// the callers compile nothing more: those messages are the only errors.
 template <class Dst, class Src>
 constexpr bool nd_copy_check_types() {
   using DT = nd_array_traits<Dst>;

@@ -24,6 +24,11 @@ case $first in
     exit 2
     ;;
 esac
+errors=$(sed -n 's|^// errors: \([0-9][0-9]*\)$|\1|p' "$src" | head -n 1)
+if [ -z "$errors" ] && grep -q '^// *errors:' "$src"; then
+  echo "$src: an errors line must read exactly '// errors: N'" >&2
+  exit 2
+fi
 out=$(LC_ALL=C "$@" -fdiagnostics-color=never "$src" 2>&1)
 status=$?
 if [ "$expect" = compiles ]; then
@@ -39,8 +44,7 @@ if [ $status -eq 0 ]; then
   exit 1
 fi
 if printf '%s\n' "$out" | grep -Eq -- "$expect"; then
-  errors=$(sed -n 's|^// errors: \([0-9][0-9]*\)$|\1|p' "$src" | head -n 1)
-  got=$(printf '%s\n' "$out" | grep -c 'error:')
+  got=$(printf '%s\n' "$out" | grep -c -e ': error: ' -e 'fatal error: ')
   if [ -n "$errors" ] && [ "$got" -ne "$errors" ]; then
     printf 'FAIL: rejected as expected, but with %s errors instead of %s:\n%s\n' "$got" "$errors" "$out"
     exit 1

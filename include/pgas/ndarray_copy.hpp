@@ -334,6 +334,19 @@ void nd_fill_ghosts(const Mine& mine, std::size_t pieces, const Piece& piece, gh
   if (sync == ghost_sync::entry_and_exit) nd_ghost_barrier(id, form, sync, where);
 }
 
+// True when fill_ghosts() of an array of T from pieces of T2 is well-formed; otherwise its
+// static_assert names fill_ghosts and what is wrong, and the caller compiles nothing more.
+template <class T, class T2>
+constexpr bool nd_ghost_check_types() {
+  constexpr bool elements = std::is_same_v<std::remove_cv_t<T>, std::remove_cv_t<T2>>;
+  constexpr bool writable = !std::is_const_v<T>;
+  static_assert(elements,
+                "pgas::fill_ghosts: the pieces' element type differs from the array's (it "
+                "converts nothing)");
+  static_assert(writable, "pgas::fill_ghosts: the array is a const view (its ghosts are written)");
+  return elements && writable;
+}
+
 }  // namespace detail
 
 /// The ghost-zone exchange of a distributed grid in one call: copies into `mine` (the calling
@@ -358,9 +371,11 @@ template <class T, int N, class L, class Y, class T2, class L2, class Y2>
 void fill_ghosts(const ndarray<T, N, L, Y>& mine, std::span<const ndarray<T2, N, L2, Y2>> owned,
                  ghost_sync sync = ghost_sync::entry_and_exit,
                  std::source_location where = std::source_location::current()) {
-  detail::nd_fill_ghosts(
-      mine, owned.size(), [&](std::size_t t) -> const auto& { return owned[t]; }, sync, -1,
-      detail::nd_directory_id(owned, -1, sync), where);
+  if constexpr (detail::nd_ghost_check_types<T, T2>()) {
+    detail::nd_fill_ghosts(
+        mine, owned.size(), [&](std::size_t t) -> const auto& { return owned[t]; }, sync, -1,
+        detail::nd_directory_id(owned, -1, sync), where);
+  }
 }
 template <class T, int N, class L, class Y, class T2, class L2, class Y2>
 void fill_ghosts(const ndarray<T, N, L, Y>& mine, const std::vector<ndarray<T2, N, L2, Y2>>& owned,
@@ -379,13 +394,15 @@ template <class T, int N, class L, class Y, class T2, class L2, class Y2>
 void fill_ghosts(const ndarray<T, N, L, Y>& mine, std::span<const ndarray<T2, N, L2, Y2>> pieces,
                  nd_index width, ghost_sync sync = ghost_sync::entry_and_exit,
                  std::source_location where = std::source_location::current()) {
-  if (width < 0) [[unlikely]]
-    detail::misuse("pgas::fill_ghosts: the ghost width " + std::to_string(width) +
-                       " is negative (it is the layers each piece has beyond what it owns)",
-                   where);
-  detail::nd_fill_ghosts(
-      mine, pieces.size(), [&](std::size_t t) { return pieces[t].shrink(width, where); }, sync,
-      width, detail::nd_directory_id(pieces, width, sync), where);
+  if constexpr (detail::nd_ghost_check_types<T, T2>()) {
+    if (width < 0) [[unlikely]]
+      detail::misuse("pgas::fill_ghosts: the ghost width " + std::to_string(width) +
+                         " is negative (it is the layers each piece has beyond what it owns)",
+                     where);
+    detail::nd_fill_ghosts(
+        mine, pieces.size(), [&](std::size_t t) { return pieces[t].shrink(width, where); }, sync,
+        width, detail::nd_directory_id(pieces, width, sync), where);
+  }
 }
 template <class T, int N, class L, class Y, class T2, class L2, class Y2>
 void fill_ghosts(const ndarray<T, N, L, Y>& mine, const std::vector<ndarray<T2, N, L2, Y2>>& pieces,

@@ -84,8 +84,8 @@ class PGAS_API machine {
   static constexpr std::size_t max_xml_bytes = 64 << 20;
 
   /// An hwloc synthetic description, e.g. "package:2 numa:2 l3:1 core:8 pu:2".
-  /// Throws topology_error naming the description when hwloc cannot parse it, it has more
-  /// than max_described_pus PUs, or a level has more than max_described_arity per parent.
+  /// Throws topology_error naming it when hwloc cannot parse it, it has over max_described_pus
+  /// PUs, a level over max_described_arity per parent, or indexes= an OS index over 1048575.
   static machine synthetic(std::string_view description);
   /// An hwloc XML export (`lstopo machine.xml`). Throws topology_error when the path is not a
   /// regular file of at most max_xml_bytes, is not a topology, or has more than

@@ -77,23 +77,35 @@ void topology_load(hwloc_topology_t topo, std::string_view what) {
 }
 
 // The PUs a synthetic description makes: the product of its levels' arities ("package:2
-// numa:2 core:8 pu:2" makes 64), saturating at SIZE_MAX, and its largest arity. Levels without
-// a readable arity count as 1; hwloc itself rejects what is malformed.
+// numa:2 core:8 pu:2" makes 64), saturating at SIZE_MAX, and its largest arity. Every number
+// counts but a cache level's (l3) and those in a level's attributes (a closed "(...)" right after
+// its arity): hwloc also reads a bare number as a level ("2 2 2", or the 2000 of "2000pu:64",
+// which made 128000 PUs), so counting more than the arities errs towards refusing. hwloc itself
+// rejects what is malformed.
 std::size_t synthetic_pus(std::string_view desc, std::size_t* widest) {
   *widest = 0;
   std::size_t product = 1;
-  std::size_t at = 0;
-  while ((at = desc.find(':', at)) != std::string_view::npos) {
+  for (std::size_t at = 0; at < desc.size();) {
+    const char c = desc[at];
+    const bool after_digit = at > 0 && desc[at - 1] >= '0' && desc[at - 1] <= '9';
+    if (c == '(' && after_digit) {  // a level's attributes, "pu:2(indexes=0,2,1,3)"
+      const std::size_t close = desc.find(')', at);
+      at = close == std::string_view::npos ? at + 1 : close + 1;
+      continue;
+    }
+    const bool cache_level = at > 0 && (desc[at - 1] == 'l' || desc[at - 1] == 'L');
+    if (c < '0' || c > '9' || cache_level) {
+      ++at;
+      continue;
+    }
     std::size_t arity = 0;
-    bool digits = false;
-    for (++at; at < desc.size() && desc[at] >= '0' && desc[at] <= '9'; ++at) {
-      digits = true;
+    for (; at < desc.size() && desc[at] >= '0' && desc[at] <= '9'; ++at) {
       if (arity > std::numeric_limits<std::size_t>::max() / 10) {
         return std::numeric_limits<std::size_t>::max();
       }
       arity = arity * 10 + static_cast<std::size_t>(desc[at] - '0');
     }
-    if (!digits || arity == 0) continue;
+    if (arity == 0) continue;
     *widest = std::max(*widest, arity);
     if (product > std::numeric_limits<std::size_t>::max() / arity) {
       return std::numeric_limits<std::size_t>::max();
@@ -101,6 +113,36 @@ std::size_t synthetic_pus(std::string_view desc, std::size_t* widest) {
     product *= arity;
   }
   return product;
+}
+
+// The largest OS index an `indexes=` list of a synthetic description may give. hwloc keeps a
+// bitmap up to each index it is given: 4000000000 took it 6 GB and 19 s, a hang to a user who
+// mistyped one; real machines number their PUs and nodes well below this.
+constexpr std::size_t max_synthetic_os_index = (std::size_t{1} << 20) - 1;
+
+// The largest number in the description's `indexes=` lists (hwloc's explicit OS indexes, or the
+// counts of an interleaving such as "indexes=2*2:1*2"), saturating at SIZE_MAX; 0 without one.
+std::size_t synthetic_largest_index(std::string_view desc) {
+  constexpr std::string_view key = "indexes=";
+  std::size_t largest = 0;
+  for (std::size_t at = desc.find(key); at != std::string_view::npos; at = desc.find(key, at)) {
+    std::size_t number = 0;
+    for (at += key.size(); at < desc.size(); ++at) {
+      const char c = desc[at];
+      if (c >= '0' && c <= '9') {
+        const auto digit = static_cast<std::size_t>(c - '0');
+        number = number > (std::numeric_limits<std::size_t>::max() - digit) / 10
+                     ? std::numeric_limits<std::size_t>::max()
+                     : number * 10 + digit;
+        largest = std::max(largest, number);
+      } else if (c == ',' || c == '*' || c == ':') {
+        number = 0;
+      } else {
+        break;
+      }
+    }
+  }
+  return largest;
 }
 
 std::string strip_quotes(std::string_view s) {
@@ -193,6 +235,14 @@ machine machine::synthetic(std::string_view description) {
     throw topology_error(fmt::format(
         "synthetic topology '{}' has a level of {} objects; at most {} per level can be described",
         desc, widest, max_described_arity));
+  }
+  if (const std::size_t index = synthetic_largest_index(desc); index > max_synthetic_os_index) {
+    throw topology_error(fmt::format(
+        "synthetic topology '{}' gives the OS index {} in indexes=; at most {} can be described",
+        desc,
+        index == std::numeric_limits<std::size_t>::max() ? std::string("(too large)")
+                                                         : std::to_string(index),
+        max_synthetic_os_index));
   }
   detail::topology_handle topo = topology_init();
   if (desc.empty() || hwloc_topology_set_synthetic(topo.get(), desc.c_str()) != 0) {

@@ -9,20 +9,25 @@
 // duplicated, spliced with another input, runs of one character repeated thousands of times)
 // until SECONDS pass. A parser may only answer with its documented error types; any other
 // exception fails the run with the input that caused it (written to fuzz-failure-TARGET), and
-// a crash or a hang is the run's death (the suite's timeout bounds it). The corpus is kept in
-// the repository; the seed makes a run repeatable.
+// a crash is the run's death. An input still being parsed after input_limit_s seconds is a
+// hang: it is written to fuzz-failure-TARGET and the run fails naming it (the suite's timeout
+// would otherwise end the run with the input lost). The seed is printed first, so that any run
+// can be repeated; the corpus is kept in the repository.
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <pgas/topology.hpp>
@@ -114,6 +119,54 @@ std::string mutate(const std::string& in, const std::vector<std::string>& corpus
   return s;
 }
 
+// One parse may take this long (they take milliseconds; a loaded machine slows them tenfold).
+constexpr double input_limit_s = 20;
+
+// Watches the parses from a thread of its own: when one input has been parsed for longer than
+// input_limit_s, writes it to `out` and ends the process with status 1. The loop takes `lock`
+// to change the input and count it; the watcher takes it to read them.
+class hang_watch {
+ public:
+  hang_watch(const std::string& name, std::uint64_t seed, const std::string& out)
+      : name_(name), seed_(seed), out_(out), thread_([this] { watch(); }) {}
+  ~hang_watch() {
+    stop_.store(true);
+    thread_.join();
+  }
+  std::mutex lock;
+  std::string input;  // the input being parsed
+  long count = 0;     // inputs begun
+
+ private:
+  void watch() {
+    using clock = std::chrono::steady_clock;
+    long seen = -1;
+    clock::time_point since = clock::now();
+    while (!stop_.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      std::lock_guard g(lock);
+      if (count != seen) {
+        seen = count;
+        since = clock::now();
+      } else if (std::chrono::duration<double>(clock::now() - since).count() > input_limit_s) {
+        std::ofstream(out_, std::ios::binary) << input;
+        std::fprintf(stderr,
+                     "fuzz %s (seed %llu): input %ld still parsing after %.0f s (a hang); "
+                     "input in %s\n",
+                     name_.c_str(), static_cast<unsigned long long>(seed_), count, input_limit_s,
+                     out_.c_str());
+        std::fflush(stderr);
+        std::_Exit(1);
+      }
+    }
+  }
+  std::string name_;
+  std::uint64_t seed_;
+  std::string out_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 std::vector<std::string> read_corpus(const fs::path& dir) {
   std::vector<std::string> inputs;
   for (const auto& entry : fs::directory_iterator(dir)) {
@@ -152,26 +205,33 @@ int main(int argc, char** argv) {
   const std::uint64_t seed =
       argc > 4 ? std::strtoull(argv[4], nullptr, 10) : std::random_device{}();
   std::mt19937_64 rng(seed);
+  std::fprintf(stderr, "fuzz %s: seed %llu\n", name.c_str(), static_cast<unsigned long long>(seed));
+  const std::string out = "fuzz-failure-" + name;
+  hang_watch watch(name, seed, out);
+  const std::string& input = watch.input;
+  const auto next = [&](std::string in) {
+    std::lock_guard g(watch.lock);
+    watch.input = std::move(in);
+    ++watch.count;
+  };
 
   const auto start = std::chrono::steady_clock::now();
   long runs = 0;
-  std::string input;
   try {
     for (const std::string& in : corpus) {
-      input = in;
+      next(in);
       target(input);
       ++runs;
     }
     while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
            seconds) {
-      input = mutate(corpus[rng() % corpus.size()], corpus, rng);
+      next(mutate(corpus[rng() % corpus.size()], corpus, rng));
       target(input);
       ++runs;
     }
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (what.size() > 300) what = what.substr(0, 297) + "...";
-    const std::string out = "fuzz-failure-" + name;
     std::ofstream(out, std::ios::binary) << input;
     std::fprintf(stderr, "fuzz %s (seed %llu): undocumented %s after %ld inputs; input in %s\n",
                  name.c_str(), static_cast<unsigned long long>(seed), what.c_str(), runs,

@@ -76,6 +76,18 @@ void topology_load(hwloc_topology_t topo, std::string_view what) {
   }
 }
 
+// The number whose digits start at desc[at], saturating at SIZE_MAX; `at` moves past them.
+std::size_t read_number(std::string_view desc, std::size_t& at) {
+  std::size_t number = 0;
+  for (; at < desc.size() && desc[at] >= '0' && desc[at] <= '9'; ++at) {
+    const auto digit = static_cast<std::size_t>(desc[at] - '0');
+    number = number > (std::numeric_limits<std::size_t>::max() - digit) / 10
+                 ? std::numeric_limits<std::size_t>::max()
+                 : number * 10 + digit;
+  }
+  return number;
+}
+
 // The PUs a synthetic description makes: the product of its levels' arities ("package:2
 // numa:2 core:8 pu:2" makes 64), saturating at SIZE_MAX, and its largest arity. Every number
 // counts but a cache level's (l3) and those in a level's attributes (a closed "(...)" right after
@@ -98,13 +110,7 @@ std::size_t synthetic_pus(std::string_view desc, std::size_t* widest) {
       ++at;
       continue;
     }
-    std::size_t arity = 0;
-    for (; at < desc.size() && desc[at] >= '0' && desc[at] <= '9'; ++at) {
-      if (arity > std::numeric_limits<std::size_t>::max() / 10) {
-        return std::numeric_limits<std::size_t>::max();
-      }
-      arity = arity * 10 + static_cast<std::size_t>(desc[at] - '0');
-    }
+    const std::size_t arity = read_number(desc, at);
     if (arity == 0) continue;
     *widest = std::max(*widest, arity);
     if (product > std::numeric_limits<std::size_t>::max() / arity) {
@@ -126,17 +132,12 @@ std::size_t synthetic_largest_index(std::string_view desc) {
   constexpr std::string_view key = "indexes=";
   std::size_t largest = 0;
   for (std::size_t at = desc.find(key); at != std::string_view::npos; at = desc.find(key, at)) {
-    std::size_t number = 0;
-    for (at += key.size(); at < desc.size(); ++at) {
+    for (at += key.size(); at < desc.size();) {
       const char c = desc[at];
       if (c >= '0' && c <= '9') {
-        const auto digit = static_cast<std::size_t>(c - '0');
-        number = number > (std::numeric_limits<std::size_t>::max() - digit) / 10
-                     ? std::numeric_limits<std::size_t>::max()
-                     : number * 10 + digit;
-        largest = std::max(largest, number);
+        largest = std::max(largest, read_number(desc, at));
       } else if (c == ',' || c == '*' || c == ':') {
-        number = 0;
+        ++at;
       } else {
         break;
       }
